@@ -1,0 +1,27 @@
+/**
+ * Two projects: `unit` runs in-process tests with no external processes; `e2e` starts one real local
+ * cluster (etcd, kube-apiserver, kube-controller-manager, node agent) per run in its global setup.
+ */
+const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }];
+
+/** @type {import('jest').Config} */
+module.exports = {
+  projects: [
+    {
+      displayName: 'unit',
+      testEnvironment: 'node',
+      transform: { '^.+\\.ts$': tsJest },
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/'],
+    },
+    {
+      displayName: 'e2e',
+      testEnvironment: 'node',
+      transform: { '^.+\\.ts$': tsJest },
+      testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'],
+      globalSetup: '<rootDir>/test/e2e/global-setup.ts',
+      globalTeardown: '<rootDir>/test/e2e/global-teardown.ts',
+      slowTestThreshold: 60,
+    },
+  ],
+};
