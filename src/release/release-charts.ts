@@ -1,0 +1,38 @@
+import { App, Chart } from 'cdk8s';
+import { k8s } from 'cdk8s-plus-28';
+import { RedisClusterCrd } from '../crd/redis-cluster-crd';
+import { DEFAULT_OPERATOR_NAMESPACE, OperatorBundle, OperatorBundleProps } from '../operator-bundle/operator-bundle';
+import { SERVER_SIDE_APPLY, SyncWave, syncWave } from './argocd';
+
+/** Chart ids, which are also the file names under dist/. */
+export const CRD_CHART_ID = 'redkite-crd';
+export const OPERATOR_CHART_ID = 'redkite-operator';
+
+/** Adds the release bundle (CRD, namespace, RBAC, operator) to an App, annotated for Argo CD. */
+export function addReleaseCharts(app: App, operator: Omit<OperatorBundleProps, 'rbacMetadata' | 'workloadMetadata'> = {}): void {
+  const crdChart = new Chart(app, CRD_CHART_ID);
+  new RedisClusterCrd(crdChart, 'redis-cluster', {
+    metadata: { annotations: { ...syncWave(SyncWave.CRD), ...SERVER_SIDE_APPLY } },
+  });
+
+  const operatorChart = new Chart(app, OPERATOR_CHART_ID);
+  const namespace = operator.namespace ?? DEFAULT_OPERATOR_NAMESPACE;
+  new k8s.KubeNamespace(operatorChart, 'namespace', {
+    metadata: {
+      name: namespace,
+      annotations: syncWave(SyncWave.RBAC),
+      // The operator's pods meet the restricted Pod Security Standard; enforce it.
+      labels: {
+        'app.kubernetes.io/part-of': 'redkite',
+        'pod-security.kubernetes.io/enforce': 'restricted',
+        'pod-security.kubernetes.io/enforce-version': 'latest',
+      },
+    },
+  });
+  new OperatorBundle(operatorChart, 'operator', {
+    ...operator,
+    namespace,
+    rbacMetadata: { annotations: syncWave(SyncWave.RBAC) },
+    workloadMetadata: { annotations: syncWave(SyncWave.OPERATOR) },
+  });
+}
