@@ -2,7 +2,7 @@
  * Two projects: `unit` runs in-process tests with no external processes; `e2e` starts one real local
  * cluster (etcd, kube-apiserver, kube-controller-manager, node agent) per run in its global setup.
  */
-const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }];
+const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
 
 /** @type {import('jest').Config} */
 module.exports = {

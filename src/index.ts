@@ -17,9 +17,9 @@ export * from './workload/owner-reference';
 export * from './release/argocd';
 export * from './release/release-charts';
 export * from './release/sample-charts';
+export type { RedisClusterProps } from '../imports/redis.redkite.io';
 export {
   RedisCluster,
-  RedisClusterProps,
   RedisClusterSpecPersistence,
   RedisClusterSpecSchedulingPodAntiAffinity,
   RedisClusterSpecStorageReclaimPolicy,

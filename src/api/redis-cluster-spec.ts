@@ -42,7 +42,6 @@ export const StorageSchema = Type.Object(
     ),
   },
   {
-    additionalProperties: false,
     default: {},
     description: 'Persistent storage for each Redis pod.',
     ...celRules({
@@ -71,7 +70,7 @@ export const AuthSchema = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false, default: {}, description: 'Password authentication; always on.' },
+  { default: {}, description: 'Password authentication; always on.' },
 );
 
 export const TolerationSchema = Type.Object(
@@ -82,7 +81,7 @@ export const TolerationSchema = Type.Object(
     effect: Type.Optional(StringEnum(['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as const)),
     tolerationSeconds: Type.Optional(Type.Integer({ minimum: 0 })),
   },
-  { additionalProperties: false },
+  {},
 );
 
 export const SchedulingSchema = Type.Object(
@@ -97,18 +96,17 @@ export const SchedulingSchema = Type.Object(
     tolerations: Type.Optional(Type.Array(TolerationSchema, { maxItems: 32 })),
     priorityClassName: Type.Optional(ObjectName()),
   },
-  { additionalProperties: false, default: {}, description: 'Where the Redis pods may run.' },
+  { default: {}, description: 'Where the Redis pods may run.' },
 );
 
 export const ResourceListSchema = Type.Object(
   { cpu: Type.Optional(Quantity()), memory: Type.Optional(Quantity()) },
-  { additionalProperties: false },
+  {},
 );
 
 export const ResourcesSchema = Type.Object(
   { requests: Type.Optional(ResourceListSchema), limits: Type.Optional(ResourceListSchema) },
   {
-    additionalProperties: false,
     description: 'CPU and memory for the Redis container. Omit for requests cpu 100m / memory 256Mi and a 256Mi memory limit.',
   },
 );
@@ -118,7 +116,7 @@ export const ExporterSchema = Type.Object(
     enabled: Type.Optional(Type.Boolean({ default: false, description: 'Run the redis_exporter sidecar (port 9121).' })),
     image: Type.Optional(Type.String({ default: DEFAULT_EXPORTER_IMAGE, minLength: 1, maxLength: 512 })),
   },
-  { additionalProperties: false, default: {}, description: 'Prometheus metrics sidecar.' },
+  { default: {}, description: 'Prometheus metrics sidecar.' },
 );
 
 export const RedisClusterSpecSchema = Type.Object(
@@ -208,7 +206,6 @@ export const RedisClusterSpecSchema = Type.Object(
     exporter: Type.Optional(ExporterSchema),
   },
   {
-    additionalProperties: false,
     description: 'Desired state of a Redis primary with replicas.',
     ...celRules({
       rule: '!has(self.minReplicasToWrite) || self.minReplicasToWrite < (has(self.replicas) ? self.replicas : 3)',

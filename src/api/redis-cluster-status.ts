@@ -19,7 +19,7 @@ export const ConditionSchema = Type.Object(
     reason: Type.String({ minLength: 1, maxLength: 1024, pattern: '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$' }),
     message: Type.String({ maxLength: 32768 }),
   },
-  { additionalProperties: false },
+  {},
 );
 export type Condition = Static<typeof ConditionSchema>;
 
@@ -44,6 +44,6 @@ export const RedisClusterStatusSchema = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false, description: 'Observed state, written by the controller only.' },
+  { description: 'Observed state, written by the controller only.' },
 );
 export type RedisClusterStatus = Static<typeof RedisClusterStatusSchema>;

@@ -1,0 +1,44 @@
+import { redisClusterValidator } from '../support/crd-ajv';
+import { loadSpecFixtures } from '../support/spec-fixtures';
+import { resolveSpec } from '../../src/api';
+
+describe('resolveSpec', () => {
+  it('fills every default of an empty spec', () => {
+    expect(resolveSpec({})).toEqual({
+      replicas: 3,
+      version: '7.2',
+      automaticFailover: true,
+      failureDetectionMilliseconds: 2000,
+      minReplicasToWrite: 0,
+      minReplicasMaxLagSeconds: 10,
+      persistence: 'AOF',
+      storage: { size: '1Gi', reclaimPolicy: 'Retain' },
+      auth: { passwordSecretKey: 'password' },
+      scheduling: { podAntiAffinity: 'Preferred' },
+      exporter: { enabled: false, image: 'oliver006/redis_exporter:v1.62.0' },
+    });
+  });
+
+  it('keeps values the user set', () => {
+    const resolved = resolveSpec({ replicas: 5, storage: { size: '2Gi' }, exporter: { enabled: true } });
+    expect(resolved.replicas).toBe(5);
+    expect(resolved.storage).toEqual({ size: '2Gi', reclaimPolicy: 'Retain' });
+    expect(resolved.exporter.enabled).toBe(true);
+  });
+
+  it('does not modify its input', () => {
+    const spec = { replicas: 2 };
+    resolveSpec(spec);
+    expect(spec).toEqual({ replicas: 2 });
+  });
+
+  // The apiserver defaults from the same schema; ajv's useDefaults stands in for it offline.
+  it.each(loadSpecFixtures().valid.map((fixture) => [fixture.name, fixture.spec] as const))(
+    'defaults %s exactly as schema-driven defaulting does',
+    (_name, spec) => {
+      const object = { apiVersion: 'redis.redkite.io/v1alpha1', kind: 'RedisCluster', metadata: { name: 'x' }, spec: structuredClone(spec) };
+      expect(redisClusterValidator()(object)).toBe(true);
+      expect(resolveSpec(spec)).toEqual(object.spec);
+    },
+  );
+});
