@@ -3,6 +3,8 @@
  * cluster (etcd, kube-apiserver, kube-controller-manager, node agent) per run in its global setup.
  */
 const tsJest = ['ts-jest', { tsconfig: 'tsconfig.json' }];
+// The README's example imports the package by name, as users do.
+const moduleNameMapper = { '^redkite$': '<rootDir>/src/index.ts' };
 
 /** @type {import('jest').Config} */
 module.exports = {
@@ -11,6 +13,7 @@ module.exports = {
       displayName: 'unit',
       testEnvironment: 'node',
       transform: { '^.+\\.ts$': tsJest },
+      moduleNameMapper,
       testMatch: ['<rootDir>/test/**/*.test.ts'],
       testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/e2e/'],
     },
@@ -18,6 +21,7 @@ module.exports = {
       displayName: 'e2e',
       testEnvironment: 'node',
       transform: { '^.+\\.ts$': tsJest },
+      moduleNameMapper,
       testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'],
       globalSetup: '<rootDir>/test/e2e/global-setup.ts',
       globalTeardown: '<rootDir>/test/e2e/global-teardown.ts',
