@@ -1,0 +1,66 @@
+import type { Manager, KubernetesObject } from '../runtime';
+import { MANAGED_BY } from '../../src/naming';
+import { RedisAdmin } from '../redis';
+import { REDIS_CLUSTER_GVK, type PodObject, type RedisClusterObject, type SecretObject } from './cluster-object';
+import { PrimaryWatchdog } from './primary-watchdog';
+import { RedisClusterReconciler } from './reconciler';
+
+/** Kinds the controller applies; their events enqueue the owning RedisCluster. */
+const OWNED_KINDS = [
+  { apiVersion: 'apps/v1', kind: 'StatefulSet' },
+  { apiVersion: 'v1', kind: 'Service' },
+  { apiVersion: 'v1', kind: 'ConfigMap' },
+  { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget' },
+] as const;
+
+const MANAGED_SELECTOR = `app.kubernetes.io/managed-by=${MANAGED_BY}`;
+
+export interface RedisClusterControllerOptions {
+  /** @default 4 (the reference design's MaxConcurrentReconciles) */
+  readonly maxConcurrentReconciles?: number;
+  /** How often the primaries are probed between reconciles. @default 500 */
+  readonly primaryProbeIntervalMs?: number;
+  readonly reportingInstance: string;
+}
+
+/**
+ * Registers the RedisCluster controller with a manager: watches RedisClusters, owns StatefulSets, Services,
+ * ConfigMaps, PodDisruptionBudgets and Secrets, and maps pod events to their cluster. Caches are narrowed by the
+ * managed-by label so the controller does not hold every pod and Secret of the cluster in memory.
+ */
+export function setupRedisClusterController(manager: Manager, options: RedisClusterControllerOptions): { admin: RedisAdmin; watchdog: PrimaryWatchdog; stop: () => Promise<void> } {
+  const admin = new RedisAdmin();
+  const recorder = manager.eventRecorder({ reportingController: 'redis.redkite.io/operator', reportingInstance: options.reportingInstance });
+  const owned = new Map(
+    OWNED_KINDS.map((kind) => [`${kind.apiVersion}/${kind.kind}`, manager.getInformer<KubernetesObject>({ ...kind, labelSelector: MANAGED_SELECTOR })] as const),
+  );
+  const clusters = manager.getInformer<RedisClusterObject>(REDIS_CLUSTER_GVK);
+  const pods = manager.getInformer<PodObject>({ apiVersion: 'v1', kind: 'Pod', labelSelector: MANAGED_SELECTOR });
+  // User-named password Secrets carry no label of ours, so Secrets are watched without a selector.
+  const secrets = manager.getInformer<SecretObject>({ apiVersion: 'v1', kind: 'Secret' });
+
+  let enqueue: (key: { namespace: string; name: string }) => void = () => undefined;
+  const watchdog = new PrimaryWatchdog(admin, (key) => enqueue(key), options.primaryProbeIntervalMs ?? 500);
+  const reconciler = new RedisClusterReconciler({ client: manager.client, admin, recorder, caches: { clusters, pods, secrets, owned }, watchdog });
+
+  let builder = manager.controller('rediscluster').for(REDIS_CLUSTER_GVK);
+  for (const kind of OWNED_KINDS) builder = builder.owns({ ...kind, labelSelector: MANAGED_SELECTOR });
+  const controller = builder
+    .owns({ apiVersion: 'v1', kind: 'Secret' })
+    .watches<PodObject>({ apiVersion: 'v1', kind: 'Pod', labelSelector: MANAGED_SELECTOR }, (pod) => {
+      const cluster = pod.metadata.labels?.['app.kubernetes.io/instance'];
+      return cluster && pod.metadata.namespace ? [{ namespace: pod.metadata.namespace, name: cluster }] : [];
+    })
+    .withOptions({ maxConcurrentReconciles: options.maxConcurrentReconciles ?? 4 })
+    .complete(reconciler.reconcile);
+  enqueue = (key) => controller.enqueue(key);
+  watchdog.start();
+  return {
+    admin,
+    watchdog,
+    stop: async () => {
+      watchdog.stop();
+      await admin.close();
+    },
+  };
+}
