@@ -1,0 +1,73 @@
+import {
+  configGet,
+  configSet,
+  makeReplicaOf,
+  promoteToPrimary,
+  type MakeReplicaOfOptions,
+  type MakeReplicaOfOutcome,
+  type RedisConfigParameters,
+} from './commands';
+import { RedisConnectionPool, type RedisConnectionPoolOptions } from './connection-pool';
+import { DEFAULT_REDIS_PORT, type RedisEndpoint } from './endpoint';
+import type { RedisObservation } from './observation';
+import { probe } from './probe';
+import { switchover, type SwitchoverRequest, type SwitchoverResult } from './switchover';
+import {
+  waitForReplicaOffset,
+  type WaitForReplicaOffsetOptions,
+  type WaitForReplicaOffsetResult,
+} from './wait-for-replica-offset';
+
+/**
+ * The Redis administration surface the controller uses, over one {@link RedisConnectionPool}.
+ * Knows nothing about Kubernetes: endpoints are addresses.
+ */
+export class RedisAdmin {
+  readonly pool: RedisConnectionPool;
+
+  constructor(options: RedisConnectionPoolOptions = {}) {
+    this.pool = new RedisConnectionPool(options);
+  }
+
+  probe(endpoint: RedisEndpoint): Promise<RedisObservation> {
+    return probe(this.pool, endpoint);
+  }
+
+  makeReplicaOf(
+    endpoint: RedisEndpoint,
+    primaryHost: string,
+    primaryPort: number = DEFAULT_REDIS_PORT,
+    options?: MakeReplicaOfOptions,
+  ): Promise<MakeReplicaOfOutcome> {
+    return makeReplicaOf(this.pool, endpoint, primaryHost, primaryPort, options);
+  }
+
+  promoteToPrimary(endpoint: RedisEndpoint): Promise<void> {
+    return promoteToPrimary(this.pool, endpoint);
+  }
+
+  configSet(endpoint: RedisEndpoint, parameters: RedisConfigParameters): Promise<void> {
+    return configSet(this.pool, endpoint, parameters);
+  }
+
+  configGet(endpoint: RedisEndpoint, names: readonly string[]): Promise<Record<string, string>> {
+    return configGet(this.pool, endpoint, names);
+  }
+
+  switchover(request: SwitchoverRequest): Promise<SwitchoverResult> {
+    return switchover(this.pool, request);
+  }
+
+  waitForReplicaOffset(
+    endpoint: RedisEndpoint,
+    targetOffset: number,
+    options?: WaitForReplicaOffsetOptions,
+  ): Promise<WaitForReplicaOffsetResult> {
+    return waitForReplicaOffset(this.pool, endpoint, targetOffset, options);
+  }
+
+  /** Closes every connection. */
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+}

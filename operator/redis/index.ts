@@ -1,0 +1,34 @@
+/** Redis administration over ioredis: observe servers and change their replication. No Kubernetes here. */
+export { RedisAdmin } from './admin';
+export { RedisConnectionPool, type RedisConnectionPoolOptions } from './connection-pool';
+export { DEFAULT_REDIS_PORT, endpointAddress, type RedisEndpoint } from './endpoint';
+export { RedisCommandError, RedisUnreachableError } from './errors';
+export {
+  InfoParseError,
+  parseInfo,
+  parseLoading,
+  parseReplicationInfo,
+  parseServerInfo,
+  type ConnectedReplica,
+  type InfoSections,
+  type ReplicationInfo,
+  type ServerInfo,
+} from './info-parser';
+export type { ReachableRedisObservation, RedisObservation, UnreachableRedisObservation } from './observation';
+export { probe } from './probe';
+export {
+  configGet,
+  configSet,
+  makeReplicaOf,
+  promoteToPrimary,
+  type MakeReplicaOfOptions,
+  type MakeReplicaOfOutcome,
+  type RedisConfigParameters,
+} from './commands';
+export { switchover, type SwitchoverMethod, type SwitchoverRequest, type SwitchoverResult } from './switchover';
+export {
+  waitForReplicaOffset,
+  type WaitForReplicaOffsetOptions,
+  type WaitForReplicaOffsetResult,
+} from './wait-for-replica-offset';
+export { observationFromInfo } from './observation-from-info';

@@ -1,0 +1,203 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { V1PersistentVolumeClaim, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { KubeRestClient } from '../kube/kube-rest-client';
+import { WatchedCollection } from '../kube/watched-collection';
+import type { ProcessRegistry } from '../process/process-registry';
+import type { StateDirLayout } from '../state-dir';
+import { NotFoundError, type ChaosAction, type PodProcessView } from './control-api';
+import { NodeRegistration } from './node-registration';
+import { ObjectSource } from './object-source';
+import { PersistentVolumeProvisioner } from './persistent-volume-provisioner';
+import { PodBinder } from './pod-binder';
+import { PodIpAllocator } from './pod-ip-allocator';
+import { PodWorker, type PodWorkerServices } from './pod-worker';
+import { writeRedisShims, type RedisPrograms } from './redis-shims';
+import type { RestartBackoffSettings } from './restart-backoff';
+import { ServiceProxy, type EndpointCandidate } from './service-proxy';
+
+/** What the node agent needs. */
+export interface NodeAgentOptions {
+  readonly client: KubeRestClient;
+  readonly layout: StateDirLayout;
+  readonly registry: ProcessRegistry;
+  readonly nodeName: string;
+  /** `127.B.`: pod IPs are allocated below it. */
+  readonly podIpPrefix: string;
+  readonly redisPrograms: RedisPrograms;
+  readonly backoff: RestartBackoffSettings;
+  readonly warn: (message: string, error?: unknown) => void;
+}
+
+const HOST_IP = '127.0.0.1';
+const RESYNC_MILLISECONDS = 5000;
+const SHUTDOWN_GRACE_MILLISECONDS = 3000;
+
+/**
+ * A small kubelet (plus scheduler and kube-proxy stand-ins) for one node: registers the Node, binds pending pods
+ * to it, runs their containers as host processes (Redis images only), provisions PersistentVolumes for their
+ * claims and proxies ClusterIP Services. Level-based: every pod is re-examined on each watch event and every 5 s.
+ */
+export class NodeAgent {
+  private readonly workers = new Map<string, PodWorker>();
+  private readonly finishedUids = new Set<string>();
+  private readonly pods: WatchedCollection<V1Pod>;
+  private readonly services: WatchedCollection<V1Service>;
+  private readonly claims: WatchedCollection<V1PersistentVolumeClaim>;
+  private readonly registration: NodeRegistration;
+  private readonly binder: PodBinder;
+  private readonly provisioner: PersistentVolumeProvisioner;
+  private readonly proxy: ServiceProxy;
+  private readonly workerServices: PodWorkerServices;
+  private resyncTimer: NodeJS.Timeout | undefined;
+  private stopping = false;
+
+  constructor(private readonly options: NodeAgentOptions) {
+    const { client, layout, warn, nodeName } = options;
+    for (const folder of [layout.pods, layout.persistentVolumes, join(layout.logs, 'pods')]) mkdirSync(folder, { recursive: true });
+    writeRedisShims(layout.shims, options.redisPrograms);
+    this.registration = new NodeRegistration(client, nodeName, HOST_IP, warn);
+    this.binder = new PodBinder(client, nodeName, warn);
+    this.provisioner = new PersistentVolumeProvisioner(client, layout.persistentVolumes);
+    this.proxy = new ServiceProxy(() => this.endpointCandidates(), warn);
+    this.workerServices = {
+      client,
+      objects: new ObjectSource(client),
+      claims: this.provisioner,
+      ipAllocator: new PodIpAllocator(options.podIpPrefix),
+      registry: options.registry,
+      stateDir: layout.root,
+      podsFolder: layout.pods,
+      podLogsFolder: join(layout.logs, 'pods'),
+      hostPathSandbox: join(layout.root, 'host-paths'),
+      shimsFolder: layout.shims,
+      hostIp: HOST_IP,
+      backoff: options.backoff,
+      // Pods stopped during shutdown cannot report to an apiserver that is stopping too: not worth a warning.
+      warn: (message, error) => {
+        if (!this.stopping) warn(message, error);
+      },
+      onPodChanged: () => this.proxy.refreshEndpoints(),
+      onFinished: (uid) => {
+        this.workers.delete(uid);
+        this.finishedUids.add(uid);
+        this.proxy.refreshEndpoints();
+      },
+    };
+    this.pods = new WatchedCollection<V1Pod>(client, '/api/v1/pods', (pod, change) => this.onPod(pod, change), warn);
+    this.services = new WatchedCollection<V1Service>(client, '/api/v1/services', () => this.proxy.syncServices(this.services.values()), warn);
+    this.claims = new WatchedCollection<V1PersistentVolumeClaim>(client, '/api/v1/persistentvolumeclaims', (claim, change) => {
+      if (change === 'deleted') void this.provisioner.claimDeleted(claim).catch((error: unknown) => warn('releasing a persistent volume failed', error));
+    }, warn);
+  }
+
+  /** Registers the node and starts watching; resolves once the node is Ready and the first lists are done. */
+  async start(): Promise<void> {
+    await this.registration.register();
+    this.pods.start();
+    this.services.start();
+    this.claims.start();
+    await Promise.all([this.pods.waitForSync(), this.services.waitForSync(), this.claims.waitForSync()]);
+    this.resyncTimer = setInterval(() => this.pods.values().forEach((pod) => this.onPod(pod, 'upserted')), RESYNC_MILLISECONDS);
+  }
+
+  /** Stops watching and kills every pod process (quickly: the cluster is going away). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.resyncTimer);
+    this.registration.stop();
+    this.pods.stop();
+    this.services.stop();
+    this.claims.stop();
+    this.proxy.stop();
+    await Promise.all([...this.workers.values()].flatMap((worker) => worker.runners().map((runner) => runner.stop(SHUTDOWN_GRACE_MILLISECONDS))));
+  }
+
+  /** Pods with their processes, for the control API. */
+  listPods(): PodProcessView[] {
+    return [...this.workers.values()].map((worker) => ({
+      namespace: worker.namespace,
+      name: worker.name,
+      uid: worker.uid,
+      podIp: worker.podIp,
+      ready: worker.ready,
+      terminating: worker.isTerminating,
+      containers: worker.runners().map((runner) => {
+        const status = runner.status();
+        return { name: runner.container.name, pid: runner.runningProcess?.pid, restartCount: status.restartCount, ready: status.ready };
+      }),
+    }));
+  }
+
+  /** SIGKILL / SIGSTOP / SIGCONT the container's process; returns its PID. */
+  chaos(namespace: string, name: string, action: ChaosAction, containerName: string | undefined): number {
+    const worker = [...this.workers.values()].find((candidate) => candidate.namespace === namespace && candidate.name === name && !candidate.isTerminating);
+    if (!worker) throw new NotFoundError(`no running pod ${namespace}/${name} on this node`);
+    const runner = containerName ? worker.runners().find((candidate) => candidate.container.name === containerName) : worker.runners()[0];
+    const process = runner?.runningProcess;
+    if (!process) throw new NotFoundError(`container ${containerName ?? '(first)'} of ${namespace}/${name} has no running process`);
+    process.signal(action === 'kill' ? 'SIGKILL' : action === 'freeze' ? 'SIGSTOP' : 'SIGCONT');
+    return process.pid;
+  }
+
+  /** Deletes a pod through the apiserver, optionally with a grace period. */
+  async deletePod(namespace: string, name: string, gracePeriodSeconds: number | undefined): Promise<void> {
+    await this.options.client.delete(`/api/v1/namespaces/${namespace}/pods/${name}`, {
+      apiVersion: 'v1',
+      kind: 'DeleteOptions',
+      ...(gracePeriodSeconds === undefined ? {} : { gracePeriodSeconds }),
+    });
+  }
+
+  /** The Service proxies and their endpoints. */
+  listServices(): unknown[] {
+    return this.proxy.describe();
+  }
+
+  private onPod(pod: V1Pod, change: 'upserted' | 'deleted'): void {
+    if (this.stopping) return;
+    const uid = pod.metadata?.uid ?? '';
+    const worker = this.workers.get(uid);
+    if (change === 'deleted') {
+      worker?.objectDeleted();
+      return;
+    }
+    if (this.binder.wantsBinding(pod)) {
+      this.binder.bind(pod);
+      return;
+    }
+    if (pod.spec?.nodeName !== this.options.nodeName) return;
+    if (worker) {
+      worker.update(pod);
+      return;
+    }
+    if (this.finishedUids.has(uid)) return;
+    // A pod that finished before the agent saw it (or that the agent already ran to completion) stays as it is.
+    if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return;
+    const created = new PodWorker(pod, this.workerServices);
+    this.workers.set(uid, created);
+    if (pod.metadata?.deletionTimestamp) {
+      void created.terminate(0);
+      return;
+    }
+    created.start();
+  }
+
+  private *endpointCandidates(): Iterable<EndpointCandidate> {
+    for (const worker of this.workers.values()) {
+      const pod = worker.object;
+      yield {
+        namespace: worker.namespace,
+        uid: worker.uid,
+        labels: pod.metadata?.labels ?? {},
+        podIp: worker.podIp,
+        ready: worker.ready,
+        resolvePort: (port) => {
+          if (typeof port === 'number') return port;
+          if (/^\d+$/.test(port)) return Number(port);
+          return pod.spec?.containers.flatMap((container) => container.ports ?? []).find((candidate) => candidate.name === port)?.containerPort;
+        },
+      };
+    }
+  }
+}

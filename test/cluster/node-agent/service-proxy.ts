@@ -1,0 +1,153 @@
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import type { V1Service, V1ServicePort } from '@kubernetes/client-node';
+
+/** A pod that may serve a Service. */
+export interface EndpointCandidate {
+  readonly namespace: string;
+  readonly uid: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly podIp: string | undefined;
+  readonly ready: boolean;
+  /** Resolves a named target port against the pod's container ports. */
+  resolvePort(port: number | string): number | undefined;
+}
+
+/** One proxied Service port, for the control API. */
+export interface ProxiedServicePort {
+  readonly namespace: string;
+  readonly name: string;
+  readonly clusterIp: string;
+  readonly port: number;
+  readonly endpoints: string[];
+}
+
+interface Listener {
+  service: V1Service;
+  port: V1ServicePort;
+  readonly server: Server;
+  readonly connections: Set<{ client: Socket; backend: Socket; endpoint: string }>;
+  endpoints: string[];
+  nextIndex: number;
+}
+
+/**
+ * kube-proxy for a loopback cluster: ClusterIPs come from a 127.x range, so for every TCP port of every
+ * ClusterIP Service with a selector the agent listens on `clusterIP:port` and forwards each connection to a
+ * Ready pod matching the selector (round robin; `publishNotReadyAddresses` includes unready ones). Endpoints are
+ * recomputed on every pod change; connections to an endpoint that left the set are closed at once, so a client
+ * writing through a primary's Service reconnects to the new primary instead of lingering on the old one.
+ * (EndpointSlices cannot be used: the apiserver refuses loopback endpoint addresses.)
+ */
+export class ServiceProxy {
+  private readonly listeners = new Map<string, Listener>();
+
+  constructor(private readonly candidates: () => Iterable<EndpointCandidate>, private readonly warn: (message: string, error?: unknown) => void) {}
+
+  /** Reconciles the listeners with the current Services. */
+  syncServices(services: readonly V1Service[]): void {
+    const wanted = new Map<string, { service: V1Service; port: V1ServicePort }>();
+    for (const service of services) {
+      const clusterIp = service.spec?.clusterIP;
+      if (!clusterIp || clusterIp === 'None' || !service.spec?.selector || !clusterIp.startsWith('127.')) continue;
+      for (const port of service.spec.ports ?? []) {
+        if ((port.protocol ?? 'TCP') !== 'TCP') continue;
+        wanted.set(`${service.metadata?.uid}/${clusterIp}:${port.port}`, { service, port });
+      }
+    }
+    for (const [key, listener] of this.listeners) {
+      if (!wanted.has(key)) this.close(key, listener);
+    }
+    for (const [key, { service, port }] of wanted) {
+      const existing = this.listeners.get(key);
+      if (existing) {
+        existing.service = service;
+        existing.port = port;
+      } else {
+        this.open(key, service, port);
+      }
+    }
+    this.refreshEndpoints();
+  }
+
+  /** Recomputes every Service's endpoints (call on any pod change); drops connections to departed endpoints. */
+  refreshEndpoints(): void {
+    const candidates = [...this.candidates()];
+    for (const listener of this.listeners.values()) {
+      const selector = listener.service.spec?.selector ?? {};
+      const includeUnready = listener.service.spec?.publishNotReadyAddresses ?? false;
+      const endpoints: string[] = [];
+      for (const pod of candidates) {
+        if (pod.namespace !== listener.service.metadata?.namespace || !pod.podIp || (!pod.ready && !includeUnready)) continue;
+        if (!Object.entries(selector).every(([key, value]) => pod.labels[key] === value)) continue;
+        const targetPort = pod.resolvePort((listener.port.targetPort as number | string | undefined) ?? listener.port.port);
+        if (targetPort !== undefined) endpoints.push(`${pod.podIp}:${targetPort}`);
+      }
+      endpoints.sort();
+      listener.endpoints = endpoints;
+      for (const connection of listener.connections) {
+        if (!endpoints.includes(connection.endpoint)) {
+          connection.client.destroy();
+          connection.backend.destroy();
+          listener.connections.delete(connection);
+        }
+      }
+    }
+  }
+
+  /** What is proxied where (control API). */
+  describe(): ProxiedServicePort[] {
+    return [...this.listeners.values()].map((listener) => ({
+      namespace: listener.service.metadata?.namespace ?? '',
+      name: listener.service.metadata?.name ?? '',
+      clusterIp: listener.service.spec?.clusterIP ?? '',
+      port: listener.port.port,
+      endpoints: [...listener.endpoints],
+    }));
+  }
+
+  /** Closes every listener and connection. */
+  stop(): void {
+    for (const [key, listener] of this.listeners) this.close(key, listener);
+  }
+
+  private open(key: string, service: V1Service, port: V1ServicePort): void {
+    const listener: Listener = { service, port, server: createServer(), connections: new Set(), endpoints: [], nextIndex: 0 };
+    listener.server.on('connection', (client) => this.forward(listener, client));
+    listener.server.on('error', (error) => this.warn(`service ${service.metadata?.namespace}/${service.metadata?.name} cannot listen on ${service.spec?.clusterIP}:${port.port}`, error));
+    listener.server.listen(port.port, service.spec!.clusterIP!);
+    this.listeners.set(key, listener);
+  }
+
+  private forward(listener: Listener, client: Socket): void {
+    if (listener.endpoints.length === 0) {
+      // Like kube-proxy with no endpoints: refuse (reset) rather than accept and hang.
+      client.resetAndDestroy();
+      return;
+    }
+    const endpoint = listener.endpoints[listener.nextIndex++ % listener.endpoints.length];
+    const [host, port] = endpoint.split(':');
+    const backend = connect({ host, port: Number(port) });
+    const connection = { client, backend, endpoint };
+    listener.connections.add(connection);
+    const cleanUp = (): void => {
+      listener.connections.delete(connection);
+      client.destroy();
+      backend.destroy();
+    };
+    client.on('error', cleanUp);
+    backend.on('error', cleanUp);
+    client.on('close', cleanUp);
+    backend.on('close', cleanUp);
+    client.pipe(backend);
+    backend.pipe(client);
+  }
+
+  private close(key: string, listener: Listener): void {
+    listener.server.close();
+    for (const connection of listener.connections) {
+      connection.client.destroy();
+      connection.backend.destroy();
+    }
+    this.listeners.delete(key);
+  }
+}

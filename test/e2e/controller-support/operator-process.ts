@@ -1,0 +1,83 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { k8s } from '../support';
+
+const root = path.join(__dirname, '..', '..', '..');
+
+/**
+ * A kubeconfig that authenticates as the operator's ServiceAccount from dist/ with a token from the TokenRequest
+ * API, so the controller under test has exactly the RBAC the release grants it.
+ */
+export async function operatorKubeconfig(admin: KubeConfig): Promise<string> {
+  const core = admin.makeApiClient(k8s.CoreV1Api);
+  const request = await core.createNamespacedServiceAccountToken({
+    name: 'redkite-operator',
+    namespace: 'redkite-system',
+    body: { spec: { audiences: [], expirationSeconds: 3600 } },
+  });
+  const cluster = admin.getCurrentCluster()!;
+  const config = {
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'e2e', cluster: { server: cluster.server, 'certificate-authority-data': caData(cluster) } }],
+    users: [{ name: 'redkite-operator', user: { token: request.status!.token } }],
+    contexts: [{ name: 'operator', context: { cluster: 'e2e', user: 'redkite-operator' } }],
+    'current-context': 'operator',
+  };
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'redkite-operator-')), 'kubeconfig');
+  fs.writeFileSync(file, JSON.stringify(config), { mode: 0o600 });
+  return file;
+}
+
+function caData(cluster: { caData?: string; caFile?: string }): string {
+  if (cluster.caData) return cluster.caData;
+  return fs.readFileSync(cluster.caFile!).toString('base64');
+}
+
+/** The controller as a real child process (`redkite run`), with its log kept for failure messages. */
+export class OperatorProcess {
+  private child: ChildProcess | undefined;
+  readonly logFile: string;
+
+  constructor(
+    private readonly kubeconfig: string,
+    private readonly namespace: string,
+  ) {
+    this.logFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'redkite-operator-log-')), 'operator.log');
+  }
+
+  start(): void {
+    const log = fs.openSync(this.logFile, 'a');
+    this.child = spawn(
+      process.execPath,
+      [path.join(root, 'bin', 'redkite.js'), 'run', '--kubeconfig', this.kubeconfig, '--namespace', this.namespace,
+        '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0'],
+      { cwd: root, stdio: ['ignore', log, log] },
+    );
+    fs.closeSync(log);
+  }
+
+  /** SIGKILL: no graceful anything, as when a node dies under the controller. */
+  kill(): void {
+    this.child?.kill('SIGKILL');
+    this.child = undefined;
+  }
+
+  async stop(): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    await exited;
+    clearTimeout(timer);
+    this.child = undefined;
+  }
+
+  tail(lines = 40): string {
+    return fs.existsSync(this.logFile) ? fs.readFileSync(this.logFile, 'utf8').split('\n').slice(-lines).join('\n') : '';
+  }
+}

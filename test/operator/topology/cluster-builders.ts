@@ -1,0 +1,117 @@
+import type { ReachableRedisObservation, RedisObservation } from '../../../operator/redis/observation';
+import { RedisUnreachableError } from '../../../operator/redis/errors';
+import type { ClusterMember, TopologyAction, TopologyInput } from '../../../operator/topology';
+
+/** Pod IP of the pod with this ordinal in test clusters. */
+export function addressOf(ordinal: number): string {
+  return `10.0.0.${ordinal + 10}`;
+}
+
+const baseObservation: ReachableRedisObservation = {
+  reachable: true,
+  role: 'primary',
+  runId: 'run',
+  redisVersion: '7.0.15',
+  replicationId: 'history-a',
+  offset: 0,
+  primaryHost: undefined,
+  primaryPort: undefined,
+  primaryLinkUp: false,
+  primaryLastIoSecondsAgo: undefined,
+  primaryLinkDownSinceSeconds: undefined,
+  syncInProgress: false,
+  connectedReplicas: [],
+  minReplicasToWrite: 0,
+  loading: false,
+  failoverState: 'no-failover',
+};
+
+interface MemberOptions {
+  readonly labelled?: boolean;
+  readonly offset?: number;
+  readonly observation?: Partial<ReachableRedisObservation>;
+}
+
+function member(ordinal: number, options: MemberOptions, observation: RedisObservation | null): ClusterMember {
+  return {
+    name: `cache-${ordinal}`,
+    ordinal,
+    address: observation === null ? null : addressOf(ordinal),
+    labelledPrimary: options.labelled ?? false,
+    observation,
+  };
+}
+
+/** A pod reporting role primary, with the given replica ordinals attached. */
+export function primary(ordinal: number, options: MemberOptions & { readonly replicas?: readonly number[] } = {}): ClusterMember {
+  return member(ordinal, options, {
+    ...baseObservation,
+    offset: options.offset ?? 0,
+    connectedReplicas: (options.replicas ?? []).map((replica) => ({
+      ip: addressOf(replica),
+      port: 6379,
+      state: 'online',
+      offset: options.offset ?? 0,
+      lagSeconds: 0,
+    })),
+    ...options.observation,
+  });
+}
+
+/** A pod reporting role replica of the pod with ordinal `of`; by default linked up and fresh. */
+export function replica(ordinal: number, of: number, options: MemberOptions = {}): ClusterMember {
+  return member(ordinal, options, {
+    ...baseObservation,
+    role: 'replica',
+    offset: options.offset ?? 0,
+    primaryHost: addressOf(of),
+    primaryPort: 6379,
+    primaryLinkUp: true,
+    primaryLastIoSecondsAgo: 0,
+    ...options.observation,
+  });
+}
+
+/** A replica of `of` whose link is down (its primary is dead or frozen past the timeout). */
+export function orphanedReplica(ordinal: number, of: number, options: MemberOptions = {}): ClusterMember {
+  return replica(ordinal, of, {
+    ...options,
+    observation: { primaryLinkUp: false, primaryLastIoSecondsAgo: undefined, primaryLinkDownSinceSeconds: 1, ...options.observation },
+  });
+}
+
+/** A running pod whose Redis does not answer. */
+export function unreachable(ordinal: number, options: MemberOptions = {}): ClusterMember {
+  return member(ordinal, options, {
+    reachable: false,
+    error: new RedisUnreachableError(`${addressOf(ordinal)}:6379`, 'Command timed out'),
+  });
+}
+
+/** A pod that is not running (no address, not probed). */
+export function gone(ordinal: number, options: MemberOptions = {}): ClusterMember {
+  return member(ordinal, options, null);
+}
+
+/** Input with sensible defaults: 3 desired pods, failover on, 2 s detection, at time 10 000. */
+export function input(members: readonly ClusterMember[], overrides: Partial<TopologyInput> = {}): TopologyInput {
+  return {
+    members,
+    desiredReplicas: 3,
+    automaticFailover: true,
+    nowMilliseconds: 10_000,
+    memory: {},
+    ...overrides,
+  };
+}
+
+/** Actions without events, for comparing topology steps. */
+export function steps(actions: readonly TopologyAction[]): unknown[] {
+  return actions
+    .filter((action) => action.kind !== 'emitEvent')
+    .map((action) => (action.kind === 'replicateFrom' ? { kind: action.kind, pod: action.pod, primaryPod: action.primaryPod, reason: action.reason } : action));
+}
+
+export function events(actions: readonly TopologyAction[]): string[] {
+  return actions.flatMap((action) => (action.kind === 'emitEvent' ? [action.reason] : []));
+}
