@@ -194,7 +194,8 @@ export const RedisClusterSpecSchema = Type.Object(
           },
           {
             rule: `self.all(key, !(key in [${managedKeysList}]))`,
-            messageExpression: `'config parameter(s) ' + self.filter(key, key in [${managedKeysList}]).join(', ') + ' are managed by redkite and cannot be set in spec.config'`,
+            // A static message: a messageExpression naming the offending keys exceeds the apiserver's CEL cost budget.
+            message: `config must not set parameters redkite manages: ${MANAGED_CONFIG_KEYS.join(', ')}`,
           },
         ),
       }),

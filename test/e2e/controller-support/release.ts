@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { applyObjects, k8s, parseYamlObjects, waitFor } from '../support';
+import { applyCrdVerbatim } from './raw-apply';
 
 const distDir = path.join(__dirname, '..', '..', '..', 'dist');
 
@@ -11,7 +12,7 @@ export function distObjects(file: string): KubernetesObject[] {
 
 /** Applies the CRD from dist/ (server-side, idempotent across test files) and waits until it is Established. */
 export async function installCrd(config: KubeConfig): Promise<void> {
-  await applyObjects(config, distObjects('redkite-crd.k8s.yaml'));
+  for (const crd of distObjects('redkite-crd.k8s.yaml')) await applyCrdVerbatim(config, crd);
   const api = config.makeApiClient(k8s.ApiextensionsV1Api);
   await waitFor(
     async () => {
