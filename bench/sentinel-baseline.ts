@@ -81,11 +81,12 @@ async function runTrial(
     const acknowledgedBefore = writer.acknowledged.length;
     await waitUntil('20 more writes are acknowledged', () => writer.acknowledged.length >= acknowledgedBefore + 20);
     await writer.stop();
-    const newPrimary = await topology.currentPrimary();
+    // Where the Sentinels settle may differ from their first promotion; the restarted process joins that.
+    const promoted = await topology.currentPrimary();
+    await killed.restart({ replicaOf: { host: promoted.host, port: promoted.port } });
+    const newPrimary = await topology.waitUntilHealthy(60_000);
     const reader = topology.admin(newPrimary.host, newPrimary.port, newPrimary.password);
     const lost = await verifyAcknowledgedKeys(reader, writer.acknowledged);
-    await killed.restart({ replicaOf: { host: newPrimary.host, port: newPrimary.port } });
-    await topology.waitUntilHealthy(newPrimary, 60_000);
     return {
       trial,
       killedPrimary: killed.host,

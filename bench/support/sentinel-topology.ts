@@ -47,7 +47,7 @@ export class SentinelTopology {
       throw error;
     }
     const topology = new SentinelTopology(servers, sentinels);
-    await topology.waitUntilHealthy(servers[0]!, 30_000);
+    await topology.waitUntilHealthy(30_000);
     return topology;
   }
 
@@ -89,17 +89,15 @@ export class SentinelTopology {
   }
 
   /**
-   * Waits until `primary` has both replicas online and every Sentinel agrees on it, sees both replicas
-   * healthy and knows the two other Sentinels.
+   * Waits until every Sentinel names the same primary, that server has both replicas online, and every
+   * Sentinel sees both replicas healthy and knows the two other Sentinels; returns the primary.
+   * (Sentinels can change their mind after a first promotion, so the settled primary is what counts.)
    */
-  async waitUntilHealthy(primary: RedisServerProcess, timeoutMilliseconds: number): Promise<void> {
-    await waitUntil(
-      `Sentinel topology around ${primary.host} is healthy`,
+  async waitUntilHealthy(timeoutMilliseconds: number): Promise<RedisServerProcess> {
+    return waitUntil(
+      'the Sentinel topology is healthy',
       async () => {
-        const replication = await this.admin(primary.host, primary.port, primary.password).info('replication');
-        if ((replication.match(/state=online/g) ?? []).length !== this.servers.length - 1) {
-          return false;
-        }
+        const primaries = new Set<string>();
         for (const sentinel of this.sentinels) {
           const admin = this.admin(sentinel.host, SENTINEL_PORT);
           const [host] = (await admin.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', MONITORED_PRIMARY_NAME)) as string[];
@@ -108,22 +106,22 @@ export class SentinelTopology {
           const replicasHealthy =
             replicas.length === this.servers.length - 1 &&
             replicas.every((replica) => replica['flags'] === 'slave' && replica['master-link-status'] === 'ok');
-          if (host !== primary.host || !replicasHealthy || peers.length !== this.sentinels.length - 1) {
+          if (!replicasHealthy || peers.length !== this.sentinels.length - 1) {
             return false;
           }
+          primaries.add(host!);
         }
-        return true;
+        const primary = this.servers.find((server) => primaries.size === 1 && primaries.has(server.host));
+        if (primary === undefined) {
+          return false;
+        }
+        const replication = await this.admin(primary.host, primary.port, primary.password).info('replication');
+        const online = (replication.match(/state=online/g) ?? []).length === this.servers.length - 1;
+        return replication.includes('role:master') && online ? primary : false;
       },
       { timeoutMilliseconds, pollIntervalMilliseconds: 100 },
     ).catch(async (error: unknown) => {
-      const replication = await this.admin(primary.host, primary.port, primary.password)
-        .info('replication')
-        .catch((infoError: unknown) => String(infoError));
-      throw new Error(
-        `Sentinel topology around ${primary.host} not healthy: ${await this.describe()}; primary says ` +
-          replication.replace(/\r?\n/g, ' '),
-        { cause: error },
-      );
+      throw new Error(`Sentinel topology not healthy: ${await this.describe()}`, { cause: error });
     });
   }
 
