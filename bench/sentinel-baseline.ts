@@ -54,7 +54,7 @@ async function runTrial(
   trial: number,
   options: SentinelTrialOptions,
 ): Promise<SentinelTrialResult> {
-  const killed = await topology.currentPrimary();
+  const killed = await topology.agreedPrimary();
   const client = new Redis(topology.sentinelClientOptions());
   client.on('error', () => undefined);
   const writer = AcknowledgedWriter.start({
@@ -82,7 +82,7 @@ async function runTrial(
     await waitUntil('20 more writes are acknowledged', () => writer.acknowledged.length >= acknowledgedBefore + 20);
     await writer.stop();
     // Where the Sentinels settle may differ from their first promotion; the restarted process joins that.
-    const promoted = await topology.currentPrimary();
+    const promoted = await topology.agreedPrimary();
     await killed.restart({ replicaOf: { host: promoted.host, port: promoted.port } });
     const newPrimary = await topology.waitUntilHealthy(60_000);
     const reader = topology.admin(newPrimary.host, newPrimary.port, newPrimary.password);

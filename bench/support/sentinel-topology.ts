@@ -66,26 +66,29 @@ export class SentinelTopology {
     };
   }
 
-  /** The server the Sentinels currently name as primary (asks the first Sentinel that answers). */
-  async currentPrimary(): Promise<RedisServerProcess> {
-    const failures: unknown[] = [];
-    for (const sentinel of this.sentinels) {
-      try {
-        const [host] = (await this.admin(sentinel.host, SENTINEL_PORT).call(
-          'SENTINEL',
-          'GET-MASTER-ADDR-BY-NAME',
-          MONITORED_PRIMARY_NAME,
-        )) as [string, string];
-        const server = this.servers.find((candidate) => candidate.host === host);
-        if (server !== undefined) {
-          return server;
+  /**
+   * The server every Sentinel names as primary and that itself reports role master. Right after a failover
+   * a Sentinel that has not heard of it yet still names the old primary, hence the wait for agreement.
+   */
+  async agreedPrimary(timeoutMilliseconds = 30_000): Promise<RedisServerProcess> {
+    return waitUntil(
+      'the Sentinels agree on a primary that reports role master',
+      async () => {
+        const hosts = new Set<string>();
+        for (const sentinel of this.sentinels) {
+          const admin = this.admin(sentinel.host, SENTINEL_PORT);
+          const [host] = (await admin.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', MONITORED_PRIMARY_NAME)) as string[];
+          hosts.add(host!);
         }
-      } catch (error) {
-        // Another Sentinel may answer; reported below if none does.
-        failures.push(error);
-      }
-    }
-    throw new Error('no Sentinel named a known primary', { cause: new AggregateError(failures) });
+        const primary = this.servers.find((server) => hosts.size === 1 && hosts.has(server.host));
+        if (primary === undefined) {
+          return false;
+        }
+        const role = await this.admin(primary.host, primary.port, primary.password).info('replication');
+        return role.includes('role:master') ? primary : false;
+      },
+      { timeoutMilliseconds, pollIntervalMilliseconds: 50 },
+    );
   }
 
   /**

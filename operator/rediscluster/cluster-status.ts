@@ -32,10 +32,17 @@ export interface StatusInput {
   readonly now: string;
 }
 
+/** Serving pods: the primary plus linked replicas, capped at the desired count (pods being scaled away may still be linked). */
+function readyCount(input: StatusInput): number {
+  return Math.min(input.desiredReplicas, (input.plan?.readyReplicas ?? 0) + (input.primaryServing ? 1 : 0));
+}
+
 /** The conditions for an input (Ready never True while the primary does not serve). */
 export function decideConditions(input: StatusInput): ConditionDecision[] {
-  const ready = (input.plan?.readyReplicas ?? 0) + (input.primaryServing ? 1 : 0);
-  const allReady = input.primaryServing && ready >= input.desiredReplicas && input.rolloutComplete && !input.progress;
+  const ready = readyCount(input);
+  // A blocking problem (a container that cannot start, a missing Secret) keeps Ready False even if Redis serves:
+  // the cluster is not what the spec asks for, and phase says Failed.
+  const allReady = input.primaryServing && ready >= input.desiredReplicas && input.rolloutComplete && !input.progress && !input.blockingProblem;
   const planReason = input.plan?.reason ?? 'Waiting for pods';
   const readyDecision: ConditionDecision = allReady
     ? { type: 'Ready', status: 'True', reason: 'AllReplicasReady', message: `${ready}/${input.desiredReplicas} pods serve; primary ${input.plan?.primary}` }
@@ -89,7 +96,7 @@ function withTimes(decisions: ConditionDecision[], previous: readonly Condition[
 /** The status to write. Pure. */
 export function computeStatus(input: StatusInput): RedisClusterStatus {
   const decisions = decideConditions(input);
-  const ready = (input.plan?.readyReplicas ?? 0) + (input.primaryServing ? 1 : 0);
+  const ready = readyCount(input);
   return {
     phase: phaseOf(input, decisions),
     replicas: input.existingPods,
@@ -109,16 +116,20 @@ export function statusUnchanged(previous: RedisClusterStatus | undefined, next: 
   return JSON.stringify(normalize(previous)) === JSON.stringify(normalize(next));
 }
 
-function normalize(status: RedisClusterStatus | undefined): unknown {
-  if (!status) return undefined;
-  const entries = Object.entries(status).filter(([, value]) => value !== undefined);
-  return Object.fromEntries(
-    entries
-      .map(([key, value]) =>
-        key === 'conditions'
-          ? [key, [...(value as Condition[])].sort((a, b) => a.type.localeCompare(b.type)).map((c) => ({ ...c, observedGeneration: c.observedGeneration ?? undefined }))]
-          : [key, value],
-      )
-      .sort(([a], [b]) => String(a).localeCompare(String(b))),
-  );
+/** Canonical JSON: keys sorted at every depth (the apiserver returns them sorted), conditions sorted by type. */
+function normalize(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map(normalize);
+    const byType = (item: unknown) => (item && typeof item === 'object' && 'type' in item ? String((item as { type: unknown }).type) : '');
+    return items.every((item) => byType(item) !== '') ? [...items].sort((a, b) => byType(a).localeCompare(byType(b))) : items;
+  }
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([, entry]) => entry !== undefined)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([key, entry]) => [key, normalize(entry)]),
+    );
+  }
+  return value;
 }

@@ -3,6 +3,7 @@ import { MANAGED_BY } from '../../src/naming';
 import { RedisAdmin } from '../redis';
 import { REDIS_CLUSTER_GVK, type PodObject, type RedisClusterObject, type SecretObject } from './cluster-object';
 import { PrimaryWatchdog } from './primary-watchdog';
+import { clustersUsingSecret } from './secret-mapping';
 import { RedisClusterReconciler } from './reconciler';
 
 /** Kinds the controller applies; their events enqueue the owning RedisCluster. */
@@ -46,7 +47,9 @@ export function setupRedisClusterController(manager: Manager, options: RedisClus
   let builder = manager.controller('rediscluster').for(REDIS_CLUSTER_GVK);
   for (const kind of OWNED_KINDS) builder = builder.owns({ ...kind, labelSelector: MANAGED_SELECTOR });
   const controller = builder
-    .owns({ apiVersion: 'v1', kind: 'Secret' })
+    // A Secret matters to the cluster that owns it (the generated password) and to every cluster naming it in
+    // spec.auth, so creating a missing password Secret is picked up at once instead of at the next retry.
+    .watches<SecretObject>({ apiVersion: 'v1', kind: 'Secret' }, (secret) => clustersUsingSecret(clusters.store.list(), secret))
     .watches<PodObject>({ apiVersion: 'v1', kind: 'Pod', labelSelector: MANAGED_SELECTOR }, (pod) => {
       const cluster = pod.metadata.labels?.['app.kubernetes.io/instance'];
       return cluster && pod.metadata.namespace ? [{ namespace: pod.metadata.namespace, name: cluster }] : [];

@@ -68,6 +68,8 @@ export function renderRedisConf(spec: ResolvedRedisClusterSpec): RenderedRedisCo
     // Replicas hear from the primary every second, so "link up, last I/O ≤ 1 s" is fresh evidence the primary lives.
     'repl-ping-replica-period': '1',
     'repl-diskless-sync': 'yes',
+    // Redis 7.0 otherwise waits 5 s before each full sync, delaying every new or repointed replica.
+    'repl-diskless-sync-delay': '0',
     'replica-read-only': 'yes',
     'min-replicas-to-write': String(spec.minReplicasToWrite),
     'min-replicas-max-lag': String(spec.minReplicasMaxLagSeconds),
