@@ -8,26 +8,29 @@ export interface PermissionRule {
 }
 
 const READ = ['get', 'list', 'watch'];
-const MANAGE = [...READ, 'create', 'update', 'patch', 'delete'];
+/** Children are applied with server-side apply (create + patch) and garbage-collected through owner references. */
+const APPLY = [...READ, 'create', 'patch'];
 
 /**
  * What the controller does in the namespaces it watches, and nothing more:
- * - RedisClusters: read, add/remove its finalizer (patch), write status; `finalizers` lets it set
- *   blockOwnerDeletion on children when OwnerReferencesPermissionEnforcement is on;
- * - the children it applies with server-side apply (StatefulSets, Services, ConfigMaps, PDBs, Secrets);
+ * - RedisClusters: read, add/remove its finalizer (merge patch), patch status; `finalizers` lets it set
+ *   blockOwnerDeletion on children when the OwnerReferencesPermissionEnforcement admission plugin is on;
+ * - the children it applies with server-side apply (StatefulSets, Services, ConfigMaps, PDBs);
+ * - Secrets: read (user passwords), create the generated one (never updated: an existing Secret is kept);
  * - pods: read, move the role label (patch), delete one at a time during rolling restarts;
- * - PersistentVolumeClaims: read, delete per `storage.reclaimPolicy`;
- * - Events: record what it did.
+ * - PersistentVolumeClaims: list and delete them on cluster deletion when `storage.reclaimPolicy` is Delete;
+ * - Events: record what it did (create, and patch to aggregate repeats).
  */
 export const WATCHED_NAMESPACE_RULES: readonly PermissionRule[] = [
-  { apiGroups: [REDIS_CLUSTER_GROUP], resources: [REDIS_CLUSTER_PLURAL], verbs: [...READ, 'update', 'patch'] },
-  { apiGroups: [REDIS_CLUSTER_GROUP], resources: [`${REDIS_CLUSTER_PLURAL}/status`], verbs: ['get', 'update', 'patch'] },
+  { apiGroups: [REDIS_CLUSTER_GROUP], resources: [REDIS_CLUSTER_PLURAL], verbs: [...READ, 'patch'] },
+  { apiGroups: [REDIS_CLUSTER_GROUP], resources: [`${REDIS_CLUSTER_PLURAL}/status`], verbs: ['patch'] },
   { apiGroups: [REDIS_CLUSTER_GROUP], resources: [`${REDIS_CLUSTER_PLURAL}/finalizers`], verbs: ['update'] },
-  { apiGroups: ['apps'], resources: ['statefulsets'], verbs: MANAGE },
-  { apiGroups: [''], resources: ['services', 'configmaps', 'secrets'], verbs: MANAGE },
-  { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: MANAGE },
+  { apiGroups: ['apps'], resources: ['statefulsets'], verbs: APPLY },
+  { apiGroups: [''], resources: ['services', 'configmaps'], verbs: APPLY },
+  { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: APPLY },
+  { apiGroups: [''], resources: ['secrets'], verbs: [...READ, 'create'] },
   { apiGroups: [''], resources: ['pods'], verbs: [...READ, 'patch', 'delete'] },
-  { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: [...READ, 'delete'] },
+  { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['list', 'delete'] },
   { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },
 ];
 

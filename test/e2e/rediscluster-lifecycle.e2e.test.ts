@@ -127,6 +127,21 @@ describe('planned changes to a RedisCluster', () => {
   });
 });
 
+describe('deletion', () => {
+  it('removes pods and, with reclaimPolicy Delete, the PersistentVolumeClaims, then finishes its finalizer', async () => {
+    const name = 'planned';
+    expect((await core.listNamespacedPersistentVolumeClaim({ namespace: namespace.name, labelSelector: `app.kubernetes.io/instance=${name}` })).items.length).toBeGreaterThan(0);
+    await clusters.patchSpec(name, { storage: { reclaimPolicy: 'Delete' } });
+    await clusters.delete(name);
+    await waitFor(async () => !(await clusters.exists(name)), { description: `RedisCluster ${name} gone (operator log:\n${operator.tail()})`, timeoutMs: 60_000 });
+    await waitFor(async () => (await clusters.pods(name)).length === 0, { description: 'pods garbage-collected', timeoutMs: 90_000 });
+    await waitFor(
+      async () => (await core.listNamespacedPersistentVolumeClaim({ namespace: namespace.name, labelSelector: `app.kubernetes.io/instance=${name}` })).items.length === 0,
+      { description: 'PersistentVolumeClaims deleted', timeoutMs: 60_000 },
+    );
+  });
+});
+
 describe('specs the controller cannot act on', () => {
   it('reports a missing password Secret in conditions and Events, and recovers once it exists', async () => {
     await clusters.create('no-secret', { replicas: 1, auth: { passwordSecretName: 'does-not-exist' } });

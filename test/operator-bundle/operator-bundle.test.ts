@@ -29,8 +29,10 @@ describe('OperatorBundle', () => {
   it('grants exactly the verbs the controller uses on RedisClusters and pods', () => {
     const [clusterRole] = ofKind(synth(), 'ClusterRole');
     const verbs = (resource: string) => clusterRole.rules.find((rule: Manifest) => rule.resources.includes(resource))?.verbs;
-    expect(verbs('redisclusters')).toEqual(['get', 'list', 'watch', 'update', 'patch']);
-    expect(verbs('redisclusters/status')).toEqual(['get', 'update', 'patch']);
+    expect(verbs('redisclusters')).toEqual(['get', 'list', 'watch', 'patch']);
+    expect(verbs('redisclusters/status')).toEqual(['patch']);
+    expect(verbs('secrets')).toEqual(['get', 'list', 'watch', 'create']);
+    expect(verbs('statefulsets')).toEqual(['get', 'list', 'watch', 'create', 'patch']);
     expect(verbs('pods')).toEqual(['get', 'list', 'watch', 'patch', 'delete']);
     expect(verbs('leases')).toBeUndefined();
   });
