@@ -1,6 +1,5 @@
 import { E2E_TEST_TIMEOUT_MILLISECONDS, chaos, loadKubeConfig, useTestNamespace, waitFor } from './support';
-import { installCrd, installOperatorRelease } from './controller-support/release';
-import { OperatorProcess, operatorKubeconfig } from './controller-support/operator-process';
+import { useOperator } from './controller-support/operator-process';
 import { RedisClusterApi, redisClient } from './controller-support/redis-cluster-api';
 import { AcknowledgedWriter, verifyAcknowledgedKeys } from '../support/acknowledged-writer';
 
@@ -8,8 +7,8 @@ jest.setTimeout(4 * E2E_TEST_TIMEOUT_MILLISECONDS);
 
 const config = loadKubeConfig();
 const namespace = useTestNamespace('rediscluster');
-let operator: OperatorProcess;
-const clusters = new RedisClusterApi(config, () => namespace.name, () => operator.tail());
+const operatorHandle = useOperator(config, () => namespace.name);
+const clusters = new RedisClusterApi(config, () => namespace.name, () => operatorHandle.process.tail());
 const name = 'cache';
 
 /**
@@ -28,7 +27,7 @@ async function failoverWithoutLoss(keyPrefix: string, fault: (primary: string) =
     const after = await waitFor(async () => {
       const status = await clusters.status(name);
       return status.primary && status.primary !== before.primary ? status : undefined;
-    }, { description: `a new primary other than ${before.primary} (operator log:\n${operator.tail()})`, timeoutMs: 90_000, intervalMs: 200 });
+    }, { description: `a new primary other than ${before.primary} (operator log:\n${operatorHandle.process.tail()})`, timeoutMs: 90_000, intervalMs: 200 });
     await waitFor(() => writer.firstAcknowledgedStartedAfter(faultAt), { description: 'an acknowledged write on the new primary', timeoutMs: 30_000 });
     await writer.stop();
     const reader = await clusters.connectToPod(name, after.primary!);
@@ -44,17 +43,6 @@ async function failoverWithoutLoss(keyPrefix: string, fault: (primary: string) =
     writerClient.disconnect();
   }
 }
-
-beforeAll(async () => {
-  await installCrd(config);
-  await installOperatorRelease(config);
-  operator = new OperatorProcess(await operatorKubeconfig(config), namespace.name);
-  operator.start();
-});
-
-afterAll(async () => {
-  await operator?.stop();
-});
 
 describe('RedisCluster failover, with the controller under the release RBAC and real redis-server pods', () => {
   it('brings a three-pod cluster to Ready and routes writes through the primary Service to the primary', async () => {
@@ -108,7 +96,7 @@ describe('RedisCluster failover, with the controller under the release RBAC and 
       const after = await waitFor(async () => {
         const status = await clusters.status(name);
         return status.primary && status.primary !== before.primary ? status : undefined;
-      }, { description: `failover away from frozen ${before.primary} (operator log:\n${operator.tail()})`, timeoutMs: 60_000, intervalMs: 200 });
+      }, { description: `failover away from frozen ${before.primary} (operator log:\n${operatorHandle.process.tail()})`, timeoutMs: 60_000, intervalMs: 200 });
       await chaos.thaw(namespace.name, before.primary!);
       const oldPrimary = await clusters.connectToPod(name, before.primary!);
       try {
@@ -140,12 +128,12 @@ describe('RedisCluster failover, with the controller under the release RBAC and 
         timeoutMs: 30_000,
         intervalMs: 100,
       });
-      operator.kill();
-      operator.start();
+      operatorHandle.process.kill();
+      operatorHandle.process.start();
       const after = await waitFor(async () => {
         const status = await clusters.status(name);
         return status.primary && status.primary !== before.primary ? status : undefined;
-      }, { description: `the restarted controller finished the failover (operator log:\n${operator.tail()})`, timeoutMs: 60_000, intervalMs: 200 });
+      }, { description: `the restarted controller finished the failover (operator log:\n${operatorHandle.process.tail()})`, timeoutMs: 60_000, intervalMs: 200 });
       expect(await clusters.podsLabelledPrimary(name)).toEqual([after.primary]);
     } finally {
       await chaos.thaw(namespace.name, before.primary!);

@@ -1,6 +1,5 @@
 import { E2E_TEST_TIMEOUT_MILLISECONDS, chaos, k8s, loadKubeConfig, useTestNamespace, waitFor } from './support';
-import { installCrd, installOperatorRelease } from './controller-support/release';
-import { OperatorProcess, operatorKubeconfig } from './controller-support/operator-process';
+import { useOperator } from './controller-support/operator-process';
 import { RedisClusterApi, condition, redisClient } from './controller-support/redis-cluster-api';
 import { AcknowledgedWriter, verifyAcknowledgedKeys } from '../support/acknowledged-writer';
 
@@ -8,8 +7,8 @@ jest.setTimeout(5 * E2E_TEST_TIMEOUT_MILLISECONDS);
 
 const config = loadKubeConfig();
 const namespace = useTestNamespace('lifecycle');
-let operator: OperatorProcess;
-const clusters = new RedisClusterApi(config, () => namespace.name, () => operator.tail());
+const operatorHandle = useOperator(config, () => namespace.name);
+const clusters = new RedisClusterApi(config, () => namespace.name, () => operatorHandle.process.tail());
 const core = config.makeApiClient(k8s.CoreV1Api);
 const events = config.makeApiClient(k8s.EventsV1Api);
 
@@ -17,17 +16,6 @@ async function eventReasons(regarding: string): Promise<string[]> {
   const list = await events.listNamespacedEvent({ namespace: namespace.name });
   return list.items.filter((event) => event.regarding?.name === regarding).map((event) => event.reason ?? '');
 }
-
-beforeAll(async () => {
-  await installCrd(config);
-  await installOperatorRelease(config);
-  operator = new OperatorProcess(await operatorKubeconfig(config), namespace.name);
-  operator.start();
-});
-
-afterAll(async () => {
-  await operator?.stop();
-});
 
 describe('planned changes to a RedisCluster', () => {
   const name = 'planned';
@@ -91,7 +79,7 @@ describe('planned changes to a RedisCluster', () => {
         const pods = await clusters.pods(name);
         const upgraded = pods.length === 2 && pods.every((pod) => pod.spec!.containers[0].image === 'redis:7.4');
         return upgraded && status.currentVersion === '7.4' && (status.observedGeneration ?? 0) >= generation && condition(status, 'Ready')?.status === 'True' ? status : undefined;
-      }, { description: `every pod on redis:7.4 and Ready (operator log:\n${operator.tail()})`, timeoutMs: 180_000, intervalMs: 500 });
+      }, { description: `every pod on redis:7.4 and Ready (operator log:\n${operatorHandle.process.tail()})`, timeoutMs: 180_000, intervalMs: 500 });
       expect(after.primary).not.toBe(before.primary);
       await writer.stop();
       const reader = await clusters.connectToPod(name, after.primary!);
@@ -116,7 +104,7 @@ describe('planned changes to a RedisCluster', () => {
       const replaced = pods.filter((pod) => !podsBefore.some((old) => old.metadata!.uid === pod.metadata!.uid));
       const status = await clusters.status(name);
       return replaced.length === 2 && (status.observedGeneration ?? 0) >= generation && condition(status, 'Ready')?.status === 'True';
-    }, { description: `both pods recreated for databases=32 (operator log:\n${operator.tail()})`, timeoutMs: 180_000, intervalMs: 500 });
+    }, { description: `both pods recreated for databases=32 (operator log:\n${operatorHandle.process.tail()})`, timeoutMs: 180_000, intervalMs: 500 });
     const status = await clusters.status(name);
     const redis = await clusters.connectToPod(name, status.primary!);
     try {
@@ -133,7 +121,7 @@ describe('deletion', () => {
     expect((await core.listNamespacedPersistentVolumeClaim({ namespace: namespace.name, labelSelector: `app.kubernetes.io/instance=${name}` })).items.length).toBeGreaterThan(0);
     await clusters.patchSpec(name, { storage: { reclaimPolicy: 'Delete' } });
     await clusters.delete(name);
-    await waitFor(async () => !(await clusters.exists(name)), { description: `RedisCluster ${name} gone (operator log:\n${operator.tail()})`, timeoutMs: 60_000 });
+    await waitFor(async () => !(await clusters.exists(name)), { description: `RedisCluster ${name} gone (operator log:\n${operatorHandle.process.tail()})`, timeoutMs: 60_000 });
     await waitFor(async () => (await clusters.pods(name)).length === 0, { description: 'pods garbage-collected', timeoutMs: 90_000 });
     await waitFor(
       async () => (await core.listNamespacedPersistentVolumeClaim({ namespace: namespace.name, labelSelector: `app.kubernetes.io/instance=${name}` })).items.length === 0,
@@ -162,7 +150,7 @@ describe('specs the controller cannot act on', () => {
     const status = await waitFor(async () => {
       const current = await clusters.status('bad-image');
       return condition(current, 'Ready')?.reason === 'PodCannotStart' ? current : undefined;
-    }, { description: `Ready=False with reason PodCannotStart (operator log:\n${operator.tail()})`, timeoutMs: 60_000 });
+    }, { description: `Ready=False with reason PodCannotStart (operator log:\n${operatorHandle.process.tail()})`, timeoutMs: 60_000 });
     expect(condition(status, 'Ready')?.message).toMatch(/bad-image-0.*ImageNotRunnable/);
     expect(status.phase).toBe('Failed');
     // The controller is still alive and serving other clusters.

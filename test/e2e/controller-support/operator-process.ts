@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { k8s } from '../support';
+import { installCrd, installOperatorRelease } from './release';
 
 const root = path.join(__dirname, '..', '..', '..');
 
@@ -80,4 +81,27 @@ export class OperatorProcess {
   tail(lines = 40): string {
     return fs.existsSync(this.logFile) ? fs.readFileSync(this.logFile, 'utf8').split('\n').slice(-lines).join('\n') : '';
   }
+}
+
+/**
+ * Installs the CRD and the operator release from dist/, and runs the controller for the test file's namespace
+ * (beforeAll / afterAll), under the release's ServiceAccount.
+ */
+export function useOperator(admin: KubeConfig, namespace: () => string): { readonly process: OperatorProcess } {
+  let operator: OperatorProcess | undefined;
+  beforeAll(async () => {
+    await installCrd(admin);
+    await installOperatorRelease(admin);
+    operator = new OperatorProcess(await operatorKubeconfig(admin), namespace());
+    operator.start();
+  });
+  afterAll(async () => {
+    await operator?.stop();
+  });
+  return {
+    get process(): OperatorProcess {
+      if (!operator) throw new Error('the operator runs only inside tests (after beforeAll)');
+      return operator;
+    },
+  };
 }

@@ -1,5 +1,6 @@
 import type { ReachableRedisObservation, RedisObservation, UnreachableRedisObservation } from '../../../operator/redis/observation';
 import { RedisUnreachableError } from '../../../operator/redis/errors';
+import { addressOf, answeringRedisObservation } from '../../support/redis-observation-builders';
 import type { ClusterMember } from '../../../operator/topology';
 
 /** Name of the RedisCluster every builder here belongs to. */
@@ -10,29 +11,9 @@ export function podName(ordinal: number): string {
   return `${CLUSTER_NAME}-${ordinal}`;
 }
 
-/** Pod IP of the pod with this ordinal. */
-export function addressOf(ordinal: number): string {
-  return `10.0.0.${ordinal + 10}`;
-}
+export { addressOf };
 
-const answeringServer: ReachableRedisObservation = {
-  reachable: true,
-  role: 'primary',
-  runId: 'run',
-  redisVersion: '7.2.5',
-  replicationId: 'history-a',
-  offset: 0,
-  primaryHost: undefined,
-  primaryPort: undefined,
-  primaryLinkUp: false,
-  primaryLastIoSecondsAgo: undefined,
-  primaryLinkDownSinceSeconds: undefined,
-  syncInProgress: false,
-  connectedReplicas: [],
-  minReplicasToWrite: 0,
-  loading: false,
-  failoverState: 'no-failover',
-};
+const answeringServer = answeringRedisObservation({ redisVersion: '7.2.5' });
 
 /** A server answering as a primary. */
 export function primaryObservation(overrides: Partial<ReachableRedisObservation> = {}): ReachableRedisObservation {

@@ -1,30 +1,11 @@
 import type { ReachableRedisObservation, RedisObservation } from '../../../operator/redis/observation';
 import { RedisUnreachableError } from '../../../operator/redis/errors';
+import { addressOf, answeringRedisObservation } from '../../support/redis-observation-builders';
 import type { ClusterMember, TopologyAction, TopologyInput } from '../../../operator/topology';
 
-/** Pod IP of the pod with this ordinal in test clusters. */
-export function addressOf(ordinal: number): string {
-  return `10.0.0.${ordinal + 10}`;
-}
+export { addressOf };
 
-const baseObservation: ReachableRedisObservation = {
-  reachable: true,
-  role: 'primary',
-  runId: 'run',
-  redisVersion: '7.0.15',
-  replicationId: 'history-a',
-  offset: 0,
-  primaryHost: undefined,
-  primaryPort: undefined,
-  primaryLinkUp: false,
-  primaryLastIoSecondsAgo: undefined,
-  primaryLinkDownSinceSeconds: undefined,
-  syncInProgress: false,
-  connectedReplicas: [],
-  minReplicasToWrite: 0,
-  loading: false,
-  failoverState: 'no-failover',
-};
+const baseObservation = answeringRedisObservation({ redisVersion: '7.0.15' });
 
 interface MemberOptions {
   readonly labelled?: boolean;
