@@ -9,6 +9,7 @@ import { AcknowledgedWriter, verifyAcknowledgedKeys } from '../test/support/ackn
 import { waitUntil } from '../test/support/wait-until';
 import { SentinelTopology } from './support/sentinel-topology';
 import { median, percentile } from './support/statistics';
+import type { FailoverTrial } from './support/failover-report';
 
 /** Options of {@link runSentinelTrials}. */
 export interface SentinelTrialOptions {
@@ -21,17 +22,8 @@ export interface SentinelTrialOptions {
   readonly onTrial?: (trial: SentinelTrialResult) => void;
 }
 
-/** Figures of one trial. */
-export interface SentinelTrialResult {
-  readonly trial: number;
-  readonly killedPrimary: string;
-  readonly newPrimary: string;
-  /** SIGKILL of the primary to the first acknowledged write sent after it. */
-  readonly failoverMilliseconds: number;
-  readonly acknowledgedWrites: number;
-  readonly lostAcknowledgedWrites: number;
-  readonly writeErrors: number;
-}
+/** Figures of one trial: the same shape as redkite's, so the failover bench reports both alike. */
+export type SentinelTrialResult = FailoverTrial;
 
 /** Runs `trials` kill-and-failover trials on one Sentinel topology and returns their figures. */
 export async function runSentinelTrials(options: SentinelTrialOptions): Promise<SentinelTrialResult[]> {
