@@ -13,6 +13,7 @@ import {
   type ReconcileContext,
   type ReconcileResult,
 } from '../runtime';
+import { resolveSpec } from '../../src/api';
 import { FINALIZER, REDIS_PORT, ROLE_LABEL, selectorLabels } from '../../src/naming';
 import type { RedisAdmin } from '../redis';
 import { planTopology, type ClusterMember, type TopologyMemory, type TopologyPlan } from '../topology';
@@ -82,7 +83,7 @@ export class RedisClusterReconciler {
     const namespace = cluster.metadata.namespace!;
     const pods = this.podsOf(cluster);
     const labelledPrimary = pods.find((pod) => pod.metadata.labels?.[ROLE_LABEL] === 'primary');
-    const desiredReplicas = desiredState(cluster).spec.replicas;
+    const desiredReplicas = resolveSpec(cluster.spec ?? {}).replicas;
     // Scale-down must not delete the primary's pod before a switchover: keep it in the StatefulSet until then.
     const primaryOrdinal = labelledPrimary ? ordinalOf(name, labelledPrimary.metadata.name!) : undefined;
     const keepPods = primaryOrdinal !== undefined && primaryOrdinal >= desiredReplicas ? primaryOrdinal + 1 : undefined;
@@ -279,7 +280,7 @@ export class RedisClusterReconciler {
   private async finalize(cluster: RedisClusterObject, key: ObjectKey, logger: Logger): Promise<ReconcileResult | void> {
     this.forget(key);
     if (!cluster.metadata.finalizers?.includes(FINALIZER)) return;
-    const reclaimPolicy = desiredState(cluster).spec.storage.reclaimPolicy;
+    const reclaimPolicy = resolveSpec(cluster.spec ?? {}).storage.reclaimPolicy;
     if (reclaimPolicy === 'Delete') {
       const labelSelector = Object.entries(selectorLabels(cluster.metadata.name!)).map(([k, v]) => `${k}=${v}`).join(',');
       const claims = await this.options.client.list('v1', 'PersistentVolumeClaim', { namespace: cluster.metadata.namespace, labelSelector });
