@@ -21,7 +21,7 @@ import { join, resolve } from 'node:path';
 import { launchCluster, stopCluster } from '../test/cluster/cluster-launcher';
 import { installCrd, installOperatorRelease } from '../test/e2e/controller-support/release';
 import { CountingProxy } from './support/convergence-counting-proxy';
-import { AdminClient, writeTokenKubeconfig } from './support/convergence-kube';
+import { AdminClient, addServiceClusterIpRange, writeTokenKubeconfig } from './support/convergence-kube';
 import { runBaseline, runRedkite, type PhaseSettings } from './support/convergence-phases';
 import { formatSize, type SizeResult } from './support/convergence-report';
 import type { PodBacking } from './support/convergence-workloads';
@@ -60,6 +60,7 @@ async function main(): Promise<void> {
   let admin: AdminClient | undefined;
   let proxy: CountingProxy | undefined;
   const results: SizeResult[] = [];
+  const failures: string[] = [];
   try {
     log(`starting a fresh local cluster in ${stateDir}`);
     const endpoints = await launchCluster({
@@ -73,6 +74,7 @@ async function main(): Promise<void> {
     admin = new AdminClient(endpoints.kubeconfig);
     await installCrd(admin.config);
     await installOperatorRelease(admin.config);
+    if (sizes[sizes.length - 1]! > 100) log(`extra ClusterIP range ${await addServiceClusterIpRange(admin, endpoints.loopbackBlock)} (the harness's /24 holds ~120 clusters)`);
     proxy = new CountingProxy(admin.server, admin.caPem());
     const proxyUrl = await proxy.listen();
     const controllerKubeconfig = writeTokenKubeconfig(proxyUrl, proxy.certificatePem, await admin.operatorToken());
@@ -85,12 +87,21 @@ async function main(): Promise<void> {
       // nothing, so the largest, last sizes keep theirs and the run ends sooner.
       const cleanUp = backing === 'real' || index < sizes.length - 1;
       log(`— N = ${size}, ${backing === 'real' ? 'real redis-server pods' : 'fallback: pods without a process'} —`);
-      const baseline = await runBaseline(settings, size, backing, cleanUp);
-      const redkite = await runRedkite({ ...settings, proxy, controllerKubeconfig, logFolder, steadyWindowMilliseconds }, size, backing, cleanUp);
-      results.push({ baseline, redkite });
-      printReport(results, false);
+      try {
+        const baseline = await runBaseline(settings, size, backing, cleanUp);
+        const redkite = await runRedkite({ ...settings, proxy, controllerKubeconfig, logFolder, steadyWindowMilliseconds }, size, backing, cleanUp);
+        results.push({ baseline, redkite });
+        printReport(results, false);
+      } catch (error) {
+        // Report what the other sizes measured; this size's failure is part of the output, not a crash.
+        log(`N = ${size} failed: ${(error as Error).message}`);
+        failures.push(`N = ${size}: not measured: ${(error as Error).message}`);
+        process.exitCode = 1;
+        break;
+      }
     }
     printReport(results, true);
+    if (failures.length > 0) console.log(failures.join('\n'));
   } finally {
     await proxy?.close();
     admin?.close();

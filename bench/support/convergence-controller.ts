@@ -15,9 +15,9 @@ export interface ResidentMemory {
   readonly peakMebibytes: number;
 }
 
-function httpGet(port: number, path: string): Promise<{ statusCode: number; body: string }> {
+function httpGet(port: number, path: string, timeoutMilliseconds = 5000): Promise<{ statusCode: number; body: string }> {
   return new Promise((resolveGet, reject) => {
-    const outgoing = request({ host: '127.0.0.1', port, path, timeout: 5000 }, (response) => {
+    const outgoing = request({ host: '127.0.0.1', port, path, timeout: timeoutMilliseconds }, (response) => {
       let body = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (body += chunk));
@@ -78,9 +78,14 @@ export class ControllerProcess {
     return { currentMebibytes: kibibytes('VmRSS') / 1024, peakMebibytes: kibibytes('VmHWM') / 1024 };
   }
 
-  /** Sum of a counter over all its label sets (e.g. `controller_runtime_reconcile_total`). */
+  /**
+   * Sum of a counter over all its label sets (e.g. `controller_runtime_reconcile_total`); NaN when /metrics does not
+   * answer within 30 s (a saturated controller): a missing figure, not a failed run.
+   */
   async counter(name: string): Promise<number> {
-    const { body } = await httpGet(this.metricsPort, '/metrics');
+    const answer = await httpGet(this.metricsPort, '/metrics', 30_000).catch(() => undefined);
+    if (!answer) return Number.NaN;
+    const { body } = answer;
     let sum = 0;
     for (const line of body.split('\n')) {
       if (line.startsWith(`${name}{`) || line.startsWith(`${name} `)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));

@@ -169,8 +169,19 @@ export class RedisClusterReconciler {
     });
 
     this.options.watchdog.watch(key, primaryMember?.address ? { host: primaryMember.address, port: REDIS_PORT, password } : undefined);
-    const settled = plan.health === 'Healthy' && !progress;
-    return { requeueAfterMs: settled ? (this.options.healthyRequeueMs ?? 30_000) : Math.min(plan.requeueAfterMilliseconds, 1000) };
+    return { requeueAfterMs: this.nextCheckMs(plan, progress !== undefined) };
+  }
+
+  /**
+   * How soon to look again. Fast only where time matters: while the primary is suspect (the detection timer runs)
+   * and while steps are being carried out. A cluster waiting for pods is woken by pod events, so its periodic
+   * check can be slow: a thousand clusters waiting must not keep four workers busy.
+   */
+  private nextCheckMs(plan: TopologyPlan, inProgress: boolean): number {
+    if (plan.health === 'PrimarySuspect') return plan.requeueAfterMilliseconds;
+    if (plan.actions.length > 0 || inProgress) return 1000;
+    if (plan.health === 'Healthy') return this.options.healthyRequeueMs ?? 30_000;
+    return 5000;
   }
 
   private isServingPrimary(member: ClusterMember | undefined): boolean {

@@ -98,6 +98,7 @@ async function main(): Promise<void> {
       registry,
       nodeName: NODE_NAME,
       podIpPrefix: loopbackBlock.podIpPrefix,
+      firstPodIpThirdOctet: loopbackBlock.firstPodThirdOctet,
       redisPrograms: redis,
       backoff: { baseMilliseconds: Number(options.restartBackoffBaseMs), maxMilliseconds: Number(options.restartBackoffMaxMs) },
       warn,

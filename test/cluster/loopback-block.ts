@@ -11,17 +11,20 @@ const LAST_OCTET = 250;
 /**
  * A /16 of the loopback network owned by one cluster, so that several clusters on one machine (parallel test
  * runs, a `cluster:up` next to `npm test`) never hand out the same pod IP or ClusterIP.
- * Layout: ClusterIPs in `127.B.0.0/24`, pod IPs in `127.B.1.1` … `127.B.254.254`.
+ * Layout: ClusterIPs in `127.B.0.0/20` (4096 Services: two per RedisCluster, so benchmarks with 1000 clusters fit),
+ * pod IPs in `127.B.16.1` … `127.B.254.254`.
  */
 export class LoopbackBlock {
   private constructor(readonly secondOctet: number, private readonly lockFile: string) {}
 
   /** The Service ClusterIP range given to kube-apiserver. */
-  get serviceClusterIpRange(): string { return `127.${this.secondOctet}.0.0/24`; }
+  get serviceClusterIpRange(): string { return `127.${this.secondOctet}.0.0/20`; }
   /** `127.B.0.0/16`, for display. */
   get cidr(): string { return `127.${this.secondOctet}.0.0/16`; }
   /** Prefix of pod IPs: `127.B.`. */
   get podIpPrefix(): string { return `127.${this.secondOctet}.`; }
+  /** Pod IPs start above the Service range. */
+  get firstPodThirdOctet(): number { return 16; }
 
   /**
    * Reserves a free block with an exclusive lock file holding our PID and start time; a lock whose process is

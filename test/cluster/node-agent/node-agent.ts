@@ -24,6 +24,8 @@ export interface NodeAgentOptions {
   readonly nodeName: string;
   /** `127.B.`: pod IPs are allocated below it. */
   readonly podIpPrefix: string;
+  /** Lowest third octet of pod IPs, above the Service range. @default 1 */
+  readonly firstPodIpThirdOctet?: number;
   readonly redisPrograms: RedisPrograms;
   readonly backoff: RestartBackoffSettings;
   readonly warn: (message: string, error?: unknown) => void;
@@ -64,7 +66,7 @@ export class NodeAgent {
       client,
       objects: new ObjectSource(client),
       claims: this.provisioner,
-      ipAllocator: new PodIpAllocator(options.podIpPrefix),
+      ipAllocator: new PodIpAllocator(options.podIpPrefix, options.firstPodIpThirdOctet),
       registry: options.registry,
       stateDir: layout.root,
       podsFolder: layout.pods,

@@ -9,3 +9,10 @@ describe('PodIpAllocator', () => {
     expect([first, second, allocator.allocate()]).toEqual(['127.10.1.1', '127.10.1.2', '127.10.1.3']);
   });
 });
+
+describe('PodIpAllocator above a Service range', () => {
+  it('starts at the given third octet so pod IPs never fall inside the Service range', () => {
+    const allocator = new PodIpAllocator('127.10.', 16);
+    expect([allocator.allocate(), allocator.allocate()]).toEqual(['127.10.16.1', '127.10.16.2']);
+  });
+});
