@@ -19,6 +19,8 @@ export class LoopbackBlock {
 
   /** The Service ClusterIP range given to kube-apiserver. */
   get serviceClusterIpRange(): string { return `127.${this.secondOctet}.0.0/20`; }
+  /** The `kubernetes` Service's ClusterIP (the first of the range), which the apiserver certificate must name. */
+  get kubernetesServiceIp(): string { return `127.${this.secondOctet}.0.1`; }
   /** `127.B.0.0/16`, for display. */
   get cidr(): string { return `127.${this.secondOctet}.0.0/16`; }
   /** Prefix of pod IPs: `127.B.`. */

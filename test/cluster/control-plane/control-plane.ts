@@ -45,7 +45,7 @@ export class ControlPlane {
   /** Starts everything in order and resolves once the apiserver is ready. On failure, stops what started. */
   static async start(options: ControlPlaneOptions): Promise<ControlPlane> {
     const { layout, binaries, loopbackBlock, registry, log } = options;
-    const kubernetesServiceIp = loopbackBlock.serviceClusterIpRange.replace(/\.0\/24$/, '.1');
+    const kubernetesServiceIp = loopbackBlock.kubernetesServiceIp;
     const pki = createClusterPki(layout.pki, { ipAddresses: ['127.0.0.1', kubernetesServiceIp] });
     const [etcdClientPort, etcdPeerPort, apiServerPort] = await distinctFreePorts(3);
     const stopOnFailure: Array<() => Promise<unknown>> = [];

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
+import { backoffDelayMilliseconds, sleep, type BackoffSettings } from './retry-backoff';
 
 /** TLS material of a client identity (PEM files). */
 export interface ClientIdentity {
@@ -18,8 +19,18 @@ export class KubeApiError extends Error {
     readonly statusCode: number,
     readonly reason: string,
     message: string,
+    /** The server's `Retry-After` (429, 503), in seconds. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(`${method} ${path}: ${statusCode} ${reason}: ${message}`);
+  }
+}
+
+/** The apiserver could not be reached or did not answer (reset, refused, timed out), even after retries. */
+export class KubeConnectionError extends Error {
+  override readonly name = 'KubeConnectionError';
+  constructor(readonly method: string, readonly path: string, readonly attempts: number, cause: unknown) {
+    super(`${method} ${path}: ${(cause as Error).message ?? String(cause)} (${attempts} attempt${attempts === 1 ? '' : 's'})`, { cause });
   }
 }
 
@@ -33,6 +44,18 @@ export interface WatchEvent<T> {
 export type PatchContentType = 'application/merge-patch+json' | 'application/strategic-merge-patch+json' | 'application/apply-patch+yaml';
 
 const REQUEST_TIMEOUT_MILLISECONDS = 30_000;
+/**
+ * Connections to the apiserver, watches included. Unbounded, a burst of pods opened one TLS connection per
+ * request (each a handshake on 2 shared cores); callers bound their own kinds of request below this.
+ */
+const MAX_SOCKETS = 32;
+const MAX_REQUEST_ATTEMPTS = 4;
+const REQUEST_RETRY_BACKOFF: BackoffSettings = { initialMilliseconds: 100, maxMilliseconds: 2000 };
+const MAX_RETRY_AFTER_MILLISECONDS = 5000;
+/** Answers that mean "try again shortly": throttled, or the apiserver (or etcd behind it) momentarily unavailable. */
+const RETRYABLE_STATUS_CODES = new Set([429, 503, 504]);
+/** Socket errors of a connection that broke or never opened; `socket hang up` is ECONNRESET too. */
+const RETRYABLE_ERROR_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', 'ECONNABORTED', 'REQUEST_TIMEOUT']);
 
 /**
  * A deliberately small REST client for the harness's own use (node agent, control plane readiness). It speaks
@@ -46,6 +69,8 @@ export class KubeRestClient {
   constructor(readonly baseUrl: string, identity: ClientIdentity) {
     this.agent = new Agent({
       keepAlive: true,
+      maxSockets: MAX_SOCKETS,
+      maxFreeSockets: MAX_SOCKETS,
       ca: readFileSync(identity.caCertificateFile),
       cert: readFileSync(identity.certificateFile),
       key: readFileSync(identity.keyFile),
@@ -83,8 +108,28 @@ export class KubeRestClient {
     return this.request<T>('DELETE', path, body);
   }
 
-  /** Sends one request and parses the JSON answer. */
-  request<T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
+  /**
+   * Sends a request and parses the JSON answer. A broken or refused connection, a timeout, 429, 503 and 504 are
+   * retried (4 attempts, 100 ms → 2 s back-off, `Retry-After` honoured): under load the apiserver resets reused
+   * keep-alive connections and throttles, and one such blip must not cost a binding or a status. A retried
+   * write may already have been applied; every caller treats the resulting 409/404 as success. Other API errors
+   * reject at once with {@link KubeApiError}; connection failures reject with {@link KubeConnectionError}.
+   */
+  async request<T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.requestOnce<T>(method, path, body, contentType);
+      } catch (error) {
+        const delay = retryDelayMilliseconds(error, attempt);
+        if (delay === undefined || attempt >= MAX_REQUEST_ATTEMPTS) {
+          throw error instanceof KubeApiError ? error : new KubeConnectionError(method, path, attempt, error);
+        }
+        await sleep(delay);
+      }
+    }
+  }
+
+  private requestOnce<T>(method: string, path: string, body: unknown, contentType: string): Promise<T> {
     const payload = body === undefined ? undefined : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
     return new Promise<T>((resolve, reject) => {
       const req = httpsRequest(
@@ -111,11 +156,12 @@ export class KubeRestClient {
             } catch {
               // Not a Status object (e.g. plain-text readyz output): keep the text.
             }
-            reject(new KubeApiError(method, path, status, reason, message));
+            const retryAfter = Number(response.headers['retry-after']);
+            reject(new KubeApiError(method, path, status, reason, message, Number.isFinite(retryAfter) ? retryAfter : undefined));
           }, reject);
         },
       );
-      req.on('timeout', () => req.destroy(new Error(`${method} ${path}: no answer within ${REQUEST_TIMEOUT_MILLISECONDS} ms`)));
+      req.on('timeout', () => req.destroy(Object.assign(new Error(`no answer within ${REQUEST_TIMEOUT_MILLISECONDS} ms`), { code: 'REQUEST_TIMEOUT' })));
       req.on('error', reject);
       req.end(payload);
     });
@@ -177,6 +223,17 @@ export class KubeRestClient {
   close(): void {
     this.agent.destroy();
   }
+}
+
+/** How long to wait before retrying after `error`, or undefined when retrying cannot help. */
+export function retryDelayMilliseconds(error: unknown, attempt: number): number | undefined {
+  if (error instanceof KubeApiError) {
+    if (!RETRYABLE_STATUS_CODES.has(error.statusCode)) return undefined;
+    if (error.retryAfterSeconds !== undefined) return Math.min(error.retryAfterSeconds * 1000, MAX_RETRY_AFTER_MILLISECONDS);
+    return backoffDelayMilliseconds(REQUEST_RETRY_BACKOFF, attempt);
+  }
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && RETRYABLE_ERROR_CODES.has(code) ? backoffDelayMilliseconds(REQUEST_RETRY_BACKOFF, attempt) : undefined;
 }
 
 function readAll(response: IncomingMessage): Promise<string> {

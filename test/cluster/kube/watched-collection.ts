@@ -1,4 +1,5 @@
 import { KubeApiError, type KubeRestClient, type WatchEvent } from './kube-rest-client';
+import { backoffDelayMilliseconds, sleep, type BackoffSettings } from './retry-backoff';
 
 /** The metadata every watched object has. */
 export interface KubeObjectLike {
@@ -12,7 +13,9 @@ export type CollectionChange = 'upserted' | 'deleted';
 export type WarnLogger = (message: string, error?: unknown) => void;
 
 const WATCH_SECONDS = 60;
-const MAX_BACKOFF_MILLISECONDS = 2000;
+const RESTART_BACKOFF: BackoffSettings = { initialMilliseconds: 200, maxMilliseconds: 5000 };
+/** Objects per list page: a relist of thousands of pods in one answer can outlast the request timeout under load. */
+const LIST_PAGE_SIZE = 500;
 
 /** `namespace/name`, or `name` for cluster-scoped objects. */
 export function objectKey(object: KubeObjectLike): string {
@@ -21,11 +24,13 @@ export function objectKey(object: KubeObjectLike): string {
 }
 
 /**
- * A list+watch mirror of one collection (a minimal reflector): lists, then watches from the list's
- * resourceVersion with bookmarks; a broken watch resumes from the last seen version, a 410 Gone relists, and
- * errors back off (200 ms → 2 s: the apiserver is local, a restart takes seconds). Every watch carries a server timeout and a client deadline, so a
+ * A list+watch mirror of one collection (a minimal reflector): lists (in pages), then watches from the list's
+ * resourceVersion with bookmarks. A watch the server ends resumes from the last seen version; a 410 Gone
+ * relists; a watch or list that fails (connection reset, timeout, error event) is logged and restarted with a
+ * relist after a back-off (200 ms → 5 s with jitter, reset once a list succeeds), for as long as the collection
+ * runs: the mirror never stops following. Every watch carries a server timeout and a client deadline, so a
  * half-dead connection cannot hang it. `onChange` sees every upsert and deletion, including those a relist
- * discovers.
+ * discovers; an exception in it is logged and does not end the watch (the next resync or event heals it).
  */
 export class WatchedCollection<T extends KubeObjectLike> {
   private readonly store = new Map<string, T>();
@@ -66,11 +71,11 @@ export class WatchedCollection<T extends KubeObjectLike> {
   }
 
   private async run(): Promise<void> {
-    let backoff = 200;
+    let failures = 0;
     while (!this.stopped) {
       try {
         let resourceVersion = await this.relist();
-        backoff = 200;
+        failures = 0;
         for (;;) {
           if (this.stopped) return;
           const outcome = await this.watchOnce(resourceVersion);
@@ -79,33 +84,54 @@ export class WatchedCollection<T extends KubeObjectLike> {
         }
       } catch (error) {
         if (this.stopped) return;
-        this.warn(`watch of ${this.listPath} failed; retrying in ${backoff} ms`, error);
-        await new Promise((resolve) => setTimeout(resolve, backoff));
-        backoff = Math.min(backoff * 2, MAX_BACKOFF_MILLISECONDS);
+        failures++;
+        const delay = backoffDelayMilliseconds(RESTART_BACKOFF, failures);
+        this.warn(`watch of ${this.listPath} failed (${failures} in a row); relisting in ${delay} ms`, error);
+        await sleep(delay);
       }
     }
   }
 
+  /** Lists every page, then replaces the mirror (a failed page leaves the mirror as it was). */
   private async relist(): Promise<string> {
-    const list = await this.client.get<{ items: T[]; metadata: { resourceVersion: string } }>(this.listPath);
+    const items: T[] = [];
+    const separator = this.listPath.includes('?') ? '&' : '?';
+    let continueToken: string | undefined;
+    let resourceVersion = '';
+    do {
+      const page = await this.client.get<{ items: T[]; metadata: { resourceVersion: string; continue?: string } }>(
+        `${this.listPath}${separator}limit=${LIST_PAGE_SIZE}${continueToken ? `&continue=${encodeURIComponent(continueToken)}` : ''}`,
+      );
+      items.push(...page.items);
+      resourceVersion = page.metadata.resourceVersion;
+      continueToken = page.metadata.continue || undefined;
+    } while (continueToken);
     const seen = new Set<string>();
-    for (const item of list.items) {
+    for (const item of items) {
       const key = objectKey(item);
       seen.add(key);
       this.store.set(key, item);
-      this.onChange(item, 'upserted');
+      this.notify(item, 'upserted');
     }
     for (const [key, item] of [...this.store]) {
       if (!seen.has(key)) {
         this.store.delete(key);
-        this.onChange(item, 'deleted');
+        this.notify(item, 'deleted');
       }
     }
     if (!this.synced) {
       this.synced = true;
       this.syncedWaiters.splice(0).forEach((resolve) => resolve());
     }
-    return list.metadata.resourceVersion;
+    return resourceVersion;
+  }
+
+  private notify(object: T, change: CollectionChange): void {
+    try {
+      this.onChange(object, change);
+    } catch (error) {
+      this.warn(`handling ${change} ${objectKey(object)} of ${this.listPath} failed`, error);
+    }
   }
 
   /** Watches once; resolves the last resourceVersion to resume from, or 'gone' when a relist is needed. */
@@ -129,10 +155,10 @@ export class WatchedCollection<T extends KubeObjectLike> {
         const key = objectKey(event.object);
         if (event.type === 'DELETED') {
           this.store.delete(key);
-          this.onChange(event.object, 'deleted');
+          this.notify(event.object, 'deleted');
         } else {
           this.store.set(key, event.object);
-          this.onChange(event.object, 'upserted');
+          this.notify(event.object, 'upserted');
         }
       }, this.abort.signal);
     } catch (error) {

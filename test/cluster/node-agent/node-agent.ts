@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1PersistentVolumeClaim, V1Pod, V1Service } from '@kubernetes/client-node';
+import { ConcurrencyLimit } from '../kube/concurrency-limit';
 import type { KubeRestClient } from '../kube/kube-rest-client';
 import { WatchedCollection } from '../kube/watched-collection';
 import type { ProcessRegistry } from '../process/process-registry';
@@ -15,6 +16,7 @@ import { PodWorker, type PodWorkerServices } from './pod-worker';
 import { writeRedisShims, type RedisPrograms } from './redis-shims';
 import type { RestartBackoffSettings } from './restart-backoff';
 import { ServiceProxy, type EndpointCandidate } from './service-proxy';
+import { ThrottledTask } from './throttled-task';
 
 /** What the node agent needs. */
 export interface NodeAgentOptions {
@@ -34,11 +36,19 @@ export interface NodeAgentOptions {
 const HOST_IP = '127.0.0.1';
 const RESYNC_MILLISECONDS = 5000;
 const SHUTDOWN_GRACE_MILLISECONDS = 3000;
+/** Status writes of all pods in flight at once (bindings have their own 8, heartbeats and watches the rest of the client's 32 connections). */
+const MAX_CONCURRENT_STATUS_WRITES = 16;
+/** Endpoints are recomputed at most this often, however many pods change. */
+const ENDPOINT_REFRESH_INTERVAL_MILLISECONDS = 50;
+/** Service listeners are reconciled at most this often, however many Services change. */
+const SERVICE_SYNC_INTERVAL_MILLISECONDS = 100;
 
 /**
  * A small kubelet (plus scheduler and kube-proxy stand-ins) for one node: registers the Node, binds pending pods
  * to it, runs their containers as host processes (Redis images only), provisions PersistentVolumes for their
  * claims and proxies ClusterIP Services. Level-based: every pod is re-examined on each watch event and every 5 s.
+ * Work whose cost grows with the cluster (endpoints, Service listeners) is throttled rather than redone per event,
+ * so a thousand pods arriving at once cannot starve the event loop that binds them and reports their status.
  */
 export class NodeAgent {
   private readonly workers = new Map<string, PodWorker>();
@@ -51,6 +61,8 @@ export class NodeAgent {
   private readonly provisioner: PersistentVolumeProvisioner;
   private readonly proxy: ServiceProxy;
   private readonly workerServices: PodWorkerServices;
+  private readonly endpointRefresh: ThrottledTask;
+  private readonly serviceSync: ThrottledTask;
   private resyncTimer: NodeJS.Timeout | undefined;
   private stopping = false;
 
@@ -59,9 +71,19 @@ export class NodeAgent {
     for (const folder of [layout.pods, layout.persistentVolumes, join(layout.logs, 'pods')]) mkdirSync(folder, { recursive: true });
     writeRedisShims(layout.shims, options.redisPrograms);
     this.registration = new NodeRegistration(client, nodeName, HOST_IP, warn);
-    this.binder = new PodBinder(client, nodeName, warn);
+    this.binder = new PodBinder({
+      client,
+      nodeName,
+      warn,
+      stillWantsBinding: (key, uid) => {
+        const latest = this.pods.get(key);
+        return latest?.metadata?.uid === uid && this.binder.wantsBinding(latest);
+      },
+    });
     this.provisioner = new PersistentVolumeProvisioner(client, layout.persistentVolumes);
     this.proxy = new ServiceProxy(() => this.endpointCandidates(), warn);
+    this.endpointRefresh = new ThrottledTask(() => this.proxy.refreshEndpoints(), ENDPOINT_REFRESH_INTERVAL_MILLISECONDS, warn, 'refreshing Service endpoints');
+    this.serviceSync = new ThrottledTask(() => this.proxy.syncServices(this.services.values()), SERVICE_SYNC_INTERVAL_MILLISECONDS, warn, 'syncing Service listeners');
     this.workerServices = {
       client,
       objects: new ObjectSource(client),
@@ -75,19 +97,20 @@ export class NodeAgent {
       shimsFolder: layout.shims,
       hostIp: HOST_IP,
       backoff: options.backoff,
+      statusWriteLimit: new ConcurrencyLimit(MAX_CONCURRENT_STATUS_WRITES),
       // Pods stopped during shutdown cannot report to an apiserver that is stopping too: not worth a warning.
       warn: (message, error) => {
         if (!this.stopping) warn(message, error);
       },
-      onPodChanged: () => this.proxy.refreshEndpoints(),
+      onPodChanged: () => this.endpointRefresh.request(),
       onFinished: (uid) => {
         this.workers.delete(uid);
         this.finishedUids.add(uid);
-        this.proxy.refreshEndpoints();
+        this.endpointRefresh.request();
       },
     };
     this.pods = new WatchedCollection<V1Pod>(client, '/api/v1/pods', (pod, change) => this.onPod(pod, change), warn);
-    this.services = new WatchedCollection<V1Service>(client, '/api/v1/services', () => this.proxy.syncServices(this.services.values()), warn);
+    this.services = new WatchedCollection<V1Service>(client, '/api/v1/services', () => this.serviceSync.request(), warn);
     this.claims = new WatchedCollection<V1PersistentVolumeClaim>(client, '/api/v1/persistentvolumeclaims', (claim, change) => {
       if (change === 'deleted') void this.provisioner.claimDeleted(claim).catch((error: unknown) => warn('releasing a persistent volume failed', error));
     }, warn);
@@ -100,6 +123,8 @@ export class NodeAgent {
     this.services.start();
     this.claims.start();
     await Promise.all([this.pods.waitForSync(), this.services.waitForSync(), this.claims.waitForSync()]);
+    // Listeners exist before the cluster is declared ready, as they did when each event synced them.
+    this.serviceSync.runNow();
     this.resyncTimer = setInterval(() => this.pods.values().forEach((pod) => this.onPod(pod, 'upserted')), RESYNC_MILLISECONDS);
   }
 
@@ -108,6 +133,9 @@ export class NodeAgent {
     this.stopping = true;
     clearInterval(this.resyncTimer);
     this.registration.stop();
+    this.binder.stop();
+    this.endpointRefresh.stop();
+    this.serviceSync.stop();
     this.pods.stop();
     this.services.stop();
     this.claims.stop();

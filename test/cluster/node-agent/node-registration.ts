@@ -4,15 +4,17 @@ import { KubeApiError, type KubeRestClient } from '../kube/kube-rest-client';
 /** The Kubernetes version the agent reports as its kubelet version (that of the control plane it was built with). */
 export const KUBELET_VERSION = 'v1.34.4';
 const HEARTBEAT_MILLISECONDS = 10_000;
+const HEARTBEAT_RETRY_MILLISECONDS = 2000;
 const LEASE_SECONDS = 40;
 
 /**
  * Registers this machine as a Ready Node and keeps it so: renews its Lease in `kube-node-lease` and refreshes
  * the Ready condition's heartbeat every 10 s, as the kubelet does. A failed heartbeat (apiserver restarting) is
- * logged and retried at the next tick.
+ * logged and retried after 2 s.
  */
 export class NodeRegistration {
   private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
 
   constructor(
     private readonly client: KubeRestClient,
@@ -43,11 +45,27 @@ export class NodeRegistration {
       if (!(error instanceof KubeApiError && error.statusCode === 409)) throw error;
     }
     await this.heartbeat();
-    this.timer = setInterval(() => void this.heartbeat().catch((error: unknown) => this.warn('node heartbeat failed', error)), HEARTBEAT_MILLISECONDS);
+    this.scheduleHeartbeat(HEARTBEAT_MILLISECONDS);
   }
 
   stop(): void {
-    clearInterval(this.timer);
+    this.stopped = true;
+    clearTimeout(this.timer);
+  }
+
+  // One heartbeat at a time (a slow one under load must not pile up behind the next); a failed one is retried
+  // sooner, well within the 40 s lease.
+  private scheduleHeartbeat(delayMilliseconds: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.heartbeat().then(
+        () => this.scheduleHeartbeat(HEARTBEAT_MILLISECONDS),
+        (error: unknown) => {
+          this.warn(`node heartbeat failed; retrying in ${HEARTBEAT_RETRY_MILLISECONDS} ms`, error);
+          this.scheduleHeartbeat(HEARTBEAT_RETRY_MILLISECONDS);
+        },
+      );
+    }, delayMilliseconds);
   }
 
   private async heartbeat(): Promise<void> {

@@ -10,7 +10,9 @@ import { ContainerRunner, type ContainerContext } from './container-runner';
 import { PodNotReadyToStartError, type ObjectSource } from './object-source';
 import { PathMapping } from './path-mapping';
 import type { PodIpAllocator } from './pod-ip-allocator';
+import type { ConcurrencyLimit } from '../kube/concurrency-limit';
 import { buildPodStatus } from './pod-status';
+import { PodStatusReporter } from './pod-status-reporter';
 import { containerMounts, materializeVolumes, type ClaimFolders } from './pod-volumes';
 import type { ProbeTarget } from './probe-runner';
 import type { RestartBackoffSettings } from './restart-backoff';
@@ -31,14 +33,14 @@ export interface PodWorkerServices {
   readonly hostIp: string;
   readonly backoff: RestartBackoffSettings;
   readonly warn: (message: string, error?: unknown) => void;
+  /** Bounds the status writes of all pods together. */
+  readonly statusWriteLimit: ConcurrencyLimit;
   /** Readiness, IP or phase changed (the Service proxy re-evaluates its endpoints). */
   onPodChanged(): void;
   /** The worker is finished (pod deleted, processes gone, folder removed). */
   onFinished(uid: string): void;
 }
 
-const STATUS_DEBOUNCE_MILLISECONDS = 50;
-const STATUS_RETRY_MILLISECONDS = 1000;
 const RETRY_VOLUMES_MILLISECONDS = 1000;
 const DEFAULT_GRACE_SECONDS = 30;
 
@@ -58,7 +60,7 @@ export class PodWorker {
   private readonly containers: ContainerRunner[];
   private terminating: Promise<void> | undefined;
   private objectGone = false;
-  private statusTimer: NodeJS.Timeout | undefined;
+  private readonly statusReporter: PodStatusReporter;
   private lastStatusJson = '';
   private lastConditions: V1PodCondition[] | undefined;
   private wakePreparation: (() => void) | undefined;
@@ -67,6 +69,7 @@ export class PodWorker {
   constructor(pod: V1Pod, private readonly services: PodWorkerServices) {
     this.pod = pod;
     this.podDir = join(services.podsFolder, this.uid);
+    this.statusReporter = new PodStatusReporter({ podKey: this.key, write: () => this.writeStatus(), warn: services.warn, writeLimit: services.statusWriteLimit });
     const hasInit = (pod.spec?.initContainers ?? []).length > 0;
     this.initContainers = (pod.spec?.initContainers ?? []).map((container) => new ContainerRunner(container, true, this.containerContext(container)));
     this.containers = (pod.spec?.containers ?? []).map(
@@ -111,6 +114,7 @@ export class PodWorker {
   /** The pod object is gone from the apiserver (force deletion): stop at once, nothing left to report. */
   objectDeleted(): void {
     this.objectGone = true;
+    this.statusReporter.stop();
     void this.terminate(0);
   }
 
@@ -131,9 +135,9 @@ export class PodWorker {
     const deadline = Date.now() + graceMilliseconds;
     await Promise.all(this.containers.map((runner) => this.runPreStopHook(runner, deadline)));
     await Promise.all(this.runners().map((runner) => runner.stop(Math.max(0, deadline - Date.now()))));
-    clearTimeout(this.statusTimer);
     if (!this.objectGone) {
-      await this.writeStatus().catch(() => undefined);
+      await this.statusReporter.flush();
+      this.statusReporter.stop();
       await this.services.client
         .delete(`/api/v1/namespaces/${this.namespace}/pods/${this.name}`, {
           apiVersion: 'v1',
@@ -145,6 +149,7 @@ export class PodWorker {
           if (!(error instanceof KubeApiError && (error.statusCode === 404 || error.statusCode === 409))) this.services.warn(`final delete of ${this.key} failed`, error);
         });
     }
+    this.statusReporter.stop();
     if (this.podIpAddress) this.services.ipAllocator.release(this.podIpAddress);
     rmSync(this.podDir, { recursive: true, force: true });
     this.services.onFinished(this.uid);
@@ -286,15 +291,7 @@ export class PodWorker {
   }
 
   private scheduleStatus(): void {
-    if (this.objectGone || this.statusTimer) return;
-    this.statusTimer = setTimeout(() => {
-      this.statusTimer = undefined;
-      this.writeStatus().catch((error: unknown) => {
-        if (error instanceof KubeApiError && (error.statusCode === 404 || error.statusCode === 409 || error.statusCode === 422)) return;
-        this.services.warn(`status of ${this.key}`, error);
-        setTimeout(() => this.scheduleStatus(), STATUS_RETRY_MILLISECONDS);
-      });
-    }, STATUS_DEBOUNCE_MILLISECONDS);
+    if (!this.objectGone) this.statusReporter.request();
   }
 
   private async writeStatus(): Promise<void> {

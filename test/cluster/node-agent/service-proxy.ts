@@ -69,23 +69,32 @@ export class ServiceProxy {
     this.refreshEndpoints();
   }
 
-  /** Recomputes every Service's endpoints (call on any pod change); drops connections to departed endpoints. */
+  /**
+   * Recomputes every Service's endpoints; drops connections to departed endpoints. Candidates are indexed by
+   * namespace and label first, so the cost is Services × matching pods, not Services × pods (1000 Services and
+   * 1000 pods in one namespace made each refresh a million selector checks, and every pod change asked for one).
+   */
   refreshEndpoints(): void {
-    const candidates = [...this.candidates()];
+    const index = indexCandidates(this.candidates());
     for (const listener of this.listeners.values()) {
-      const selector = listener.service.spec?.selector ?? {};
+      const namespace = listener.service.metadata?.namespace ?? '';
+      const selector = Object.entries(listener.service.spec?.selector ?? {});
       const includeUnready = listener.service.spec?.publishNotReadyAddresses ?? false;
+      // An empty selector matches every pod of the namespace; otherwise start from the pods with its first label.
+      const pool = index.get(selector.length === 0 ? namespaceIndexKey(namespace) : labelIndexKey(namespace, selector[0][0], selector[0][1])) ?? [];
       const endpoints: string[] = [];
-      for (const pod of candidates) {
-        if (pod.namespace !== listener.service.metadata?.namespace || !pod.podIp || (!pod.ready && !includeUnready)) continue;
-        if (!Object.entries(selector).every(([key, value]) => pod.labels[key] === value)) continue;
+      for (const pod of pool) {
+        if (!pod.podIp || (!pod.ready && !includeUnready)) continue;
+        if (!selector.every(([key, value]) => pod.labels[key] === value)) continue;
         const targetPort = pod.resolvePort((listener.port.targetPort as number | string | undefined) ?? listener.port.port);
         if (targetPort !== undefined) endpoints.push(`${pod.podIp}:${targetPort}`);
       }
       endpoints.sort();
       listener.endpoints = endpoints;
+      if (listener.connections.size === 0) continue;
+      const current = new Set(endpoints);
       for (const connection of listener.connections) {
-        if (!endpoints.includes(connection.endpoint)) {
+        if (!current.has(connection.endpoint)) {
           connection.client.destroy();
           connection.backend.destroy();
           listener.connections.delete(connection);
@@ -150,4 +159,27 @@ export class ServiceProxy {
     }
     this.listeners.delete(key);
   }
+}
+
+function namespaceIndexKey(namespace: string): string {
+  return namespace;
+}
+
+function labelIndexKey(namespace: string, key: string, value: string): string {
+  return `${namespace}\u0000${key}\u0000${value}`;
+}
+
+/** Candidates by namespace and by each `namespace, label key, label value`. */
+function indexCandidates(candidates: Iterable<EndpointCandidate>): Map<string, EndpointCandidate[]> {
+  const index = new Map<string, EndpointCandidate[]>();
+  const add = (key: string, candidate: EndpointCandidate): void => {
+    const bucket = index.get(key);
+    if (bucket) bucket.push(candidate);
+    else index.set(key, [candidate]);
+  };
+  for (const candidate of candidates) {
+    add(namespaceIndexKey(candidate.namespace), candidate);
+    for (const [key, value] of Object.entries(candidate.labels)) add(labelIndexKey(candidate.namespace, key, value), candidate);
+  }
+  return index;
 }
