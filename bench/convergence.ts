@@ -21,7 +21,7 @@ import { join, resolve } from 'node:path';
 import { launchCluster, stopCluster } from '../test/cluster/cluster-launcher';
 import { installCrd, installOperatorRelease } from '../test/e2e/controller-support/release';
 import { CountingProxy } from './support/convergence-counting-proxy';
-import { AdminClient, addServiceClusterIpRange, writeTokenKubeconfig } from './support/convergence-kube';
+import { AdminClient, writeTokenKubeconfig } from './support/convergence-kube';
 import { runBaseline, runRedkite, type PhaseSettings } from './support/convergence-phases';
 import { formatSize, type SizeResult } from './support/convergence-report';
 import type { PodBacking } from './support/convergence-workloads';
@@ -74,7 +74,6 @@ async function main(): Promise<void> {
     admin = new AdminClient(endpoints.kubeconfig);
     await installCrd(admin.config);
     await installOperatorRelease(admin.config);
-    if (sizes[sizes.length - 1]! > 100) log(`extra ClusterIP range ${await addServiceClusterIpRange(admin, endpoints.loopbackBlock)} (the harness's /24 holds ~120 clusters)`);
     proxy = new CountingProxy(admin.server, admin.caPem());
     const proxyUrl = await proxy.listen();
     const controllerKubeconfig = writeTokenKubeconfig(proxyUrl, proxy.certificatePem, await admin.operatorToken());

@@ -146,32 +146,3 @@ export async function forEachConcurrently<T>(items: readonly T[], limit: number,
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }
 
-/**
- * The local cluster gives Services a /24 (`127.B.0.0/24`, about 250 ClusterIPs) and every RedisCluster needs two, so
- * more than ~120 clusters cannot exist at once. Kubernetes ≥ 1.33 adds ClusterIP ranges at run time with a
- * ServiceCIDR object, with no apiserver flag changed. The range comes from 127.251–254.x.x, which the harness never
- * hands to a cluster; the /20 is derived from this cluster's own block so that concurrent benchmark runs (on other
- * blocks) rarely pick the same one. Resolves the CIDR once Services can take addresses from it.
- */
-export async function addServiceClusterIpRange(admin: AdminClient, loopbackBlock: string): Promise<string> {
-  const secondOctet = Number(/^127\.(\d+)\./.exec(loopbackBlock)?.[1]);
-  if (!Number.isInteger(secondOctet)) throw new Error(`unexpected loopback block ${loopbackBlock}`);
-  const slot = secondOctet % 64;
-  const cidr = `127.${251 + Math.floor(slot / 16)}.${(slot % 16) * 16}.0/20`;
-  const name = 'redkite-bench-convergence';
-  await admin.rest.request({
-    method: 'POST',
-    path: '/apis/networking.k8s.io/v1/servicecidrs',
-    body: { apiVersion: 'networking.k8s.io/v1', kind: 'ServiceCIDR', metadata: { name }, spec: { cidrs: [cidr] } },
-  });
-  // The harness runs no servicecidrs controller, so no Ready condition comes; the apiserver uses a ServiceCIDR without
-  // one. Its allocator learns of it through an informer: wait until a Service can take an address from it.
-  const probeIp = cidr.replace(/\.0\/20$/, '.1');
-  const probe = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'redkite-bench-cidr-probe', namespace: 'default' }, spec: { clusterIP: probeIp, ports: [{ port: 1 }] } };
-  await waitUntil(`a Service can take ${probeIp} from ServiceCIDR ${cidr}`, async () => {
-    await admin.rest.request({ method: 'POST', path: '/api/v1/namespaces/default/services', body: probe });
-    return true;
-  }, { timeoutMilliseconds: 30_000, pollIntervalMilliseconds: 200 });
-  await admin.rest.request({ method: 'DELETE', path: '/api/v1/namespaces/default/services/redkite-bench-cidr-probe' });
-  return cidr;
-}
