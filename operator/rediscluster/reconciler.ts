@@ -103,13 +103,15 @@ export class RedisClusterReconciler {
       return { requeueAfterMs: 30_000 };
     }
 
-    for (const manifest of desired.manifests) {
-      const live = caches.owned.get(`${manifest.apiVersion}/${manifest.kind}`)?.store.get({ namespace, name: manifest.metadata.name });
-      if (!live || !isSubsetOf(manifest, live)) {
+    // The children are independent objects: apply the ones that differ from the cache together.
+    await Promise.all(
+      desired.manifests.map(async (manifest) => {
+        const live = caches.owned.get(`${manifest.apiVersion}/${manifest.kind}`)?.store.get({ namespace, name: manifest.metadata.name });
+        if (live && isSubsetOf(manifest, live)) return;
         context.logger.info({ kind: manifest.kind, name: manifest.metadata.name }, live ? 'object drifted from desired state; applying' : 'creating object');
         await client.apply(manifest as unknown as KubernetesObject, { signal: context.signal });
-      }
-    }
+      }),
+    );
 
     const members = await observeMembers(admin, name, pods, password);
     const memoryKey = objectKeyToString(key);

@@ -63,7 +63,11 @@ export class ControllerBuilder {
     private readonly name: string,
   ) {}
 
-  /** The kind this controller reconciles: each of its events enqueues the object's own key. */
+  /**
+   * The kind this controller reconciles: each of its events enqueues the object's own key, except updates that
+   * change nothing but `.status` (the controller's own status writes; controller-runtime users get the same from
+   * predicates), which would otherwise make every status write trigger another reconcile.
+   */
   for(kind: WatchedKind): this {
     if (this.primary) throw new Error(`controller ${this.name}: for() may be called once`);
     this.primary = kind;
@@ -112,7 +116,9 @@ export class ControllerBuilder {
     const enqueueSelf = (object: KubernetesObject): void => controller.enqueue(objectKeyOf(object));
     primaryInformer.addEventHandler({
       onAdd: enqueueSelf,
-      onUpdate: (_old, updated) => enqueueSelf(updated),
+      onUpdate: (old, updated) => {
+        if (!onlyStatusChanged(old, updated)) enqueueSelf(updated);
+      },
       onDelete: enqueueSelf,
     });
 
@@ -164,4 +170,14 @@ export function controllerOwnerKeys(object: KubernetesObject, ownerKind: GroupVe
   return (object.metadata?.ownerReferences ?? [])
     .filter((reference) => reference.controller === true && referencesKind(reference, ownerKind))
     .map((reference) => ({ namespace, name: reference.name }));
+}
+
+/** True when two versions of an object differ only in `.status` and bookkeeping metadata. */
+export function onlyStatusChanged(old: KubernetesObject, updated: KubernetesObject): boolean {
+  const comparable = (object: KubernetesObject) => {
+    const { status: _status, metadata, ...rest } = object as KubernetesObject & { status?: unknown };
+    const { resourceVersion: _resourceVersion, managedFields: _managedFields, ...meta } = metadata;
+    return JSON.stringify({ ...rest, metadata: meta });
+  };
+  return comparable(old) === comparable(updated);
 }

@@ -149,11 +149,14 @@ class TopologyPlanner {
       this.event('Warning', 'PrimaryUnreachable', `primary ${primary.name} ${problem}`);
     }
     const unreachableMilliseconds = now - since;
+    // Reasons end up in status conditions: a timestamp keeps them stable between reconciles, where a growing
+    // duration would rewrite the status on every probe.
+    const sinceText = `since ${new Date(since).toISOString()}`;
     const remaining = this.failureDetectionMilliseconds - unreachableMilliseconds;
     if (remaining > 0) {
       return this.result(
         'PrimarySuspect',
-        `primary ${primary.name} ${problem} for ${unreachableMilliseconds} ms; failover after ${this.failureDetectionMilliseconds} ms`,
+        `primary ${primary.name} ${problem} ${sinceText}; failover after ${this.failureDetectionMilliseconds} ms`,
         primary.name,
         memory,
         Math.min(this.probeIntervalMilliseconds, remaining),
@@ -162,7 +165,7 @@ class TopologyPlanner {
     if (!this.input.automaticFailover) {
       return this.result(
         'Degraded',
-        `primary ${primary.name} ${problem} for ${unreachableMilliseconds} ms and automatic failover is off`,
+        `primary ${primary.name} ${problem} ${sinceText} and automatic failover is off`,
         primary.name,
         memory,
       );
@@ -179,8 +182,8 @@ class TopologyPlanner {
     if (witness !== undefined) {
       return this.result(
         'PrimarySuspect',
-        `primary ${primary.name} ${problem} but replica ${witness.name} heard from it ` +
-          `${witness.observation.primaryLastIoSecondsAgo} s ago: not failing over while only the controller may be cut off`,
+        `primary ${primary.name} ${problem} but replica ${witness.name} still hears from it: ` +
+          'not failing over while only the controller may be cut off',
         primary.name,
         memory,
       );
@@ -189,7 +192,7 @@ class TopologyPlanner {
     if (chosen === undefined) {
       return this.result(
         'Degraded',
-        `primary ${primary.name} ${problem} for ${unreachableMilliseconds} ms and no replica is reachable to promote`,
+        `primary ${primary.name} ${problem} ${sinceText} and no replica is reachable to promote`,
         primary.name,
         memory,
       );

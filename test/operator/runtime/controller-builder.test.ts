@@ -1,5 +1,5 @@
 import { Controller } from '../../../operator/runtime/controller';
-import { ControllerBuilder, ControllerHost, WatchedKind, controllerOwnerKeys } from '../../../operator/runtime/controller-builder';
+import { ControllerBuilder, ControllerHost, WatchedKind, controllerOwnerKeys, onlyStatusChanged } from '../../../operator/runtime/controller-builder';
 import { Informer } from '../../../operator/runtime/informer/informer';
 import type { KubernetesObject } from '../../../operator/runtime/kubernetes-object';
 import { FakeListWatchSource } from './support/fake-list-watch-source';
@@ -116,5 +116,22 @@ describe('ControllerBuilder', () => {
 
   it('requires for() before complete()', () => {
     expect(() => new ControllerBuilder(new FakeHost(), 'x').complete(async () => undefined)).toThrow(/for\(\)/);
+  });
+});
+
+describe('onlyStatusChanged', () => {
+  const base = { apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'a', namespace: 'n', resourceVersion: '1', generation: 1 }, spec: { size: 1 } };
+
+  it('is true when only the status and the resourceVersion changed', () => {
+    expect(onlyStatusChanged(base, { ...base, metadata: { ...base.metadata, resourceVersion: '2' }, status: { ready: true } } as never)).toBe(true);
+  });
+
+  it('is false when the spec changed', () => {
+    expect(onlyStatusChanged(base, { ...base, spec: { size: 2 } } as never)).toBe(false);
+  });
+
+  it('is false when metadata such as finalizers or the deletion timestamp changed', () => {
+    expect(onlyStatusChanged(base, { ...base, metadata: { ...base.metadata, finalizers: ['x'] } } as never)).toBe(false);
+    expect(onlyStatusChanged(base, { ...base, metadata: { ...base.metadata, deletionTimestamp: '2026-01-01T00:00:00Z' } } as never)).toBe(false);
   });
 });
