@@ -96,7 +96,7 @@ export class RedisClusterReconciler {
     } catch (error) {
       if (!(error instanceof PasswordUnavailableError)) throw error;
       await recorder.event(cluster, { type: 'Warning', reason: 'PasswordUnavailable', action: 'Reconcile', note: error.message });
-      await this.writeStatus(cluster, {
+      await this.writeStatus(cluster, context.logger, {
         plan: undefined, pods, primaryServing: false, desiredReplicas: desired.spec.replicas, version: desired.spec.version,
         blockingProblem: { reason: 'PasswordUnavailable', message: error.message }, rolloutComplete: false,
       });
@@ -164,7 +164,7 @@ export class RedisClusterReconciler {
       progress = { reason: 'Scaling', message: `${existingPods.length} of ${desired.spec.replicas} pods exist` };
     }
 
-    await this.writeStatus(cluster, {
+    await this.writeStatus(cluster, context.logger, {
       plan, pods, primaryServing, desiredReplicas: desired.spec.replicas, version: desired.spec.version, progress,
       rolloutComplete: rollout.kind === 'none' && existingPods.length === desired.spec.replicas,
       failedOverAt: promoted ? new Date(this.now()).toISOString() : undefined,
@@ -243,6 +243,7 @@ export class RedisClusterReconciler {
 
   private async writeStatus(
     cluster: RedisClusterObject,
+    logger: Logger,
     input: {
       plan: TopologyPlan | undefined;
       pods: PodObject[];
@@ -271,6 +272,8 @@ export class RedisClusterReconciler {
       now: new Date(this.now()).toISOString(),
     });
     if (statusUnchanged(cluster.status, status)) return;
+    // What changed, so a status that keeps being rewritten can be traced from the log alone.
+    logger.info({ before: summarizeStatus(cluster.status), after: summarizeStatus(status) }, 'status changed');
     await this.options.client.patchStatus(
       { ...REDIS_CLUSTER_GVK, namespace: cluster.metadata.namespace, name: cluster.metadata.name! },
       status as unknown as Record<string, unknown>,
@@ -317,4 +320,11 @@ export class RedisClusterReconciler {
     this.memory.delete(objectKeyToString(key));
     this.options.watchdog.forget(key);
   }
+}
+
+/** A one-line view of a status for logs: phase, counts, primary and each condition's status and reason. */
+function summarizeStatus(status: RedisClusterObject['status']): string {
+  if (!status) return 'none';
+  const conditions = (status.conditions ?? []).map((condition) => `${condition.type}=${condition.status}/${condition.reason}: ${condition.message}`);
+  return `${status.phase} ${status.ready} primary=${status.primary ?? '-'} gen=${status.observedGeneration} [${conditions.join('; ')}]`;
 }
