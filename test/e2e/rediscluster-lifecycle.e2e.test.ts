@@ -20,7 +20,7 @@ async function eventReasons(regarding: string): Promise<string[]> {
 describe('planned changes to a RedisCluster', () => {
   const name = 'planned';
 
-  it('scales 3 → 5 → 2, keeping the data, with the primary among the pods that remain', async () => {
+  it('scales 3 → 5 → 2, switching over first when the primary is among the pods to remove, keeping the data', async () => {
     await clusters.create(name, { replicas: 3, minReplicasToWrite: 1 });
     const initial = await clusters.waitReady(name, 'three pods Ready');
     const primary = await clusters.connectToPod(name, initial.primary!);
@@ -34,11 +34,29 @@ describe('planned changes to a RedisCluster', () => {
     const up = await clusters.patchSpec(name, { replicas: 5 });
     expect((await clusters.waitReady(name, 'five pods Ready', { generation: up })).readyReplicas).toBe(5);
 
+    // Make the highest ordinal the primary: freeze every other pod, so the failover can only pick planned-4.
+    const fiveReady = await clusters.status(name);
+    const others = ['planned-0', 'planned-1', 'planned-2', 'planned-3'];
+    if (fiveReady.primary !== 'planned-4') {
+      for (const pod of others) await chaos.freeze(namespace.name, pod);
+      try {
+        await waitFor(async () => (await clusters.status(name)).primary === 'planned-4', {
+          description: `planned-4 promoted while the others are frozen (operator log:\n${operatorHandle.process.tail()})`,
+          timeoutMs: 60_000,
+        });
+      } finally {
+        for (const pod of others) await chaos.thaw(namespace.name, pod);
+      }
+      await clusters.waitReady(name, 'five pods Ready around primary planned-4');
+    }
+
+    // Scaling to 2 removes planned-4: the controller must switch over before the StatefulSet shrinks.
     const down = await clusters.patchSpec(name, { replicas: 2 });
     const afterDown = await clusters.waitReady(name, 'two pods Ready', { generation: down });
     expect(afterDown.readyReplicas).toBe(2);
     await waitFor(async () => (await clusters.pods(name)).length === 2, { description: 'pods 2, 3 and 4 removed', timeoutMs: 60_000 });
     expect(['planned-0', 'planned-1']).toContain(afterDown.primary);
+    expect(await eventReasons(name)).toContain('SwitchoverCompleted');
     const reader = await clusters.connectToPod(name, afterDown.primary!);
     try {
       expect(await reader.get('before-scaling')).toBe('kept');
