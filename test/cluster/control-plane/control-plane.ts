@@ -12,7 +12,7 @@ import type { SupervisedProcess } from '../process/supervised-process';
 import type { StateDirLayout } from '../state-dir';
 import { RunningEtcd } from './etcd';
 import { KubeApiServer } from './kube-apiserver';
-import { startKubeControllerManager } from './kube-controller-manager';
+import { KubeControllerManagerOptions, startKubeControllerManager } from './kube-controller-manager';
 
 /** What the control plane needs to start. */
 export interface ControlPlaneOptions {
@@ -34,7 +34,8 @@ export class ControlPlane {
     readonly client: KubeRestClient,
     private readonly etcd: RunningEtcd,
     private readonly apiServer: KubeApiServer,
-    private readonly controllerManager: SupervisedProcess,
+    private controllerManager: SupervisedProcess,
+    private readonly controllerManagerOptions: KubeControllerManagerOptions,
   ) {}
 
   /** The apiserver's HTTPS URL. */
@@ -86,24 +87,32 @@ export class ControlPlane {
       writeAdminKubeconfig(layout.kubeconfig, apiServerUrl, pki);
 
       log('starting kube-controller-manager');
-      const controllerManager = await startKubeControllerManager({
+      const controllerManagerOptions: KubeControllerManagerOptions = {
         binary: binaries.kubeControllerManager,
         kubeconfig: layout.kubeconfig,
         pki,
         logFile: layout.logFile('kube-controller-manager'),
         stateDir: layout.root,
         registry,
-      });
-      return new ControlPlane(pki, layout.kubeconfig, client, etcd, apiServer, controllerManager);
+      };
+      const controllerManager = await startKubeControllerManager(controllerManagerOptions);
+      return new ControlPlane(pki, layout.kubeconfig, client, etcd, apiServer, controllerManager, controllerManagerOptions);
     } catch (error) {
       for (const stop of stopOnFailure.reverse()) await stop().catch(() => undefined);
       throw error;
     }
   }
 
-  /** Stops and restarts kube-apiserver on the same port: every open watch breaks. Resolves when ready again. */
-  restartApiServer(): Promise<void> {
-    return this.apiServer.restart();
+  /**
+   * Stops and restarts kube-apiserver on the same port: every open watch breaks. Resolves when ready again.
+   * The controller-manager is restarted with it: after an outage its informers sit in relist back-off (up to 30 s),
+   * during which new namespaces get no default ServiceAccount and later tests would wait on the harness, not on
+   * the code under test. The controller-manager is scaffolding here; only the apiserver restart is the fault.
+   */
+  async restartApiServer(): Promise<void> {
+    await this.apiServer.restart();
+    await this.controllerManager.stop(5000);
+    this.controllerManager = await startKubeControllerManager(this.controllerManagerOptions);
   }
 
   /** Compacts etcd to its current revision: resuming a watch from an older resourceVersion then yields 410 Gone. */
