@@ -79,7 +79,7 @@ async function main(): Promise<void> {
     const controllerKubeconfig = writeTokenKubeconfig(proxyUrl, proxy.certificatePem, await admin.operatorToken());
     log(`counting proxy ${proxyUrl} → ${admin.server}; controller logs in ${logFolder}`);
 
-    const settings: PhaseSettings = { admin, concurrency, phaseTimeoutMilliseconds, log };
+    const settings: PhaseSettings = { admin, kubeconfigPath: endpoints.kubeconfig, concurrency, phaseTimeoutMilliseconds, log };
     for (const [index, size] of sizes.entries()) {
       const backing: PodBacking = size <= realPodLimit ? 'real' : 'noProcess';
       // Real pods keep probing and would load the next phase: delete them. Pods without a process cost next to

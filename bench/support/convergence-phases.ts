@@ -1,14 +1,21 @@
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ControllerProcess, type ResidentMemory } from './convergence-controller';
 import type { CountingProxy, RequestTally } from './convergence-counting-proxy';
-import { forEachConcurrently, type AdminClient, type PlainObject } from './convergence-kube';
+import { forEachConcurrently, type AdminClient } from './convergence-kube';
 import { clustersObserved, clustersReady, podsReady, podsReported, pollUntil, type Observation } from './convergence-observer';
-import { baselineObjects, clusterNames, expectedChildren, redisClusterObject, type PodBacking } from './convergence-workloads';
+import type { PlainClientReport } from './convergence-plain-client';
+import { clusterNames, expectedChildren, redisClusterObject, type PodBacking } from './convergence-workloads';
+
+const execFileAsync = promisify(execFile);
 
 /** Settings shared by every phase of a run. */
 export interface PhaseSettings {
   readonly admin: AdminClient;
+  /** The admin kubeconfig, for the plain-client child process. */
+  readonly kubeconfigPath: string;
   /** Requests at most in flight when creating objects: the controller's default `--max-concurrent-reconciles`. */
   readonly concurrency: number;
   readonly phaseTimeoutMilliseconds: number;
@@ -33,6 +40,20 @@ export interface BaselineResult {
   readonly pods: Observation;
   /** Deleting the namespace (real pods only, so their probes do not load the redkite phase). */
   readonly cleanupSeconds: number | undefined;
+  /** Peak RSS of the plain-client process (it runs on its own, like the controller). */
+  readonly peakRssMebibytes: number;
+}
+
+/** Runs the plain client in its own process and returns what it reports. */
+async function runPlainClientProcess(settings: PhaseSettings, namespace: string, size: number, backing: PodBacking): Promise<PlainClientReport> {
+  const script = join(__dirname, 'convergence-plain-client.ts');
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    ['--import', 'tsx', script, settings.kubeconfigPath, namespace, String(size), backing, String(settings.concurrency)],
+    { maxBuffer: 16 * 1024 * 1024, timeout: settings.phaseTimeoutMilliseconds },
+  );
+  const lastLine = stdout.trim().split('\n').pop() ?? '';
+  return JSON.parse(lastLine) as PlainClientReport;
 }
 
 /** Server-side applies the workload manifests and a Secret per cluster, as `kubectl apply --server-side` would. */
@@ -40,16 +61,10 @@ export async function runBaseline(settings: PhaseSettings, size: number, backing
   const { admin, log } = settings;
   const namespace = `bench-plain-${size}`;
   await admin.createNamespace(namespace);
-  const synthesisStarted = performance.now();
-  const perCluster: PlainObject[][] = clusterNames(size).map((name) => baselineObjects(name, namespace, backing));
-  const synthesisSeconds = (performance.now() - synthesisStarted) / 1000;
-  const objectCount = perCluster.reduce((sum, objects) => sum + objects.length, 0);
-  log(`plain client: applying ${objectCount} objects for ${size} clusters (${settings.concurrency} in flight)`);
+  log(`plain client: applying the objects for ${size} clusters from its own process (${settings.concurrency} in flight)`);
   const started = Date.now();
-  await forEachConcurrently(perCluster, settings.concurrency, async (objects) => {
-    for (const object of objects) await settings.admin.apply(object);
-  });
-  const applySeconds = (Date.now() - started) / 1000;
+  const report = await runPlainClientProcess(settings, namespace, size, backing);
+  const { objectCount, synthesisSeconds, applySeconds } = report;
   log(`plain client: applied in ${applySeconds.toFixed(1)} s; waiting for the pods`);
   const pollOptions = { startedAtMilliseconds: started, intervalMilliseconds: pollInterval(size), timeoutMilliseconds: settings.phaseTimeoutMilliseconds, log };
   const pods = backing === 'real'
@@ -61,7 +76,7 @@ export async function runBaseline(settings: PhaseSettings, size: number, backing
     cleanupSeconds = await admin.deleteNamespace(namespace, settings.phaseTimeoutMilliseconds);
     log(`plain client: namespace deleted in ${cleanupSeconds.toFixed(1)} s`);
   }
-  return { size, backing, objectCount, synthesisSeconds, applySeconds, pods, cleanupSeconds };
+  return { size, backing, objectCount, synthesisSeconds, applySeconds, pods, cleanupSeconds, peakRssMebibytes: report.peakRssMebibytes };
 }
 
 /** What redkite achieves, with the controller's requests counted by the proxy. */

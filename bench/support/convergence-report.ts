@@ -66,7 +66,8 @@ export function formatSize({ baseline, redkite }: SizeResult): string[] {
   lines.push(`  ${real ? 'steady state' : 'steady state of unhealthy clusters (pods cannot start)'}: ${steady.writes} writes in ${redkite.steadyWindowSeconds.toFixed(0)} s ` +
     `(target 0) over ${redkite.steadyReconciles} reconciles; reads ${steady.reads}`);
   lines.push(...breakdown(steady, '    '));
-  lines.push(`  controller RSS after the window: ${redkite.memory.currentMebibytes.toFixed(0)} MiB (peak ${redkite.memory.peakMebibytes.toFixed(0)} MiB)`);
+  lines.push(`  controller RSS after the window: ${redkite.memory.currentMebibytes.toFixed(0)} MiB (peak ${redkite.memory.peakMebibytes.toFixed(0)} MiB); ` +
+    `plain-client process peak RSS: ${baseline.peakRssMebibytes.toFixed(0)} MiB (same runtime: node + tsx)`);
   lines.push(`  controller log: ${redkite.logFile}`);
   return lines;
 }
