@@ -43,7 +43,7 @@ export async function ensurePassword(
       secret = await client.create(generated);
     } catch (error) {
       // Someone (or our previous attempt) created it meanwhile: read it instead of replacing it.
-      if (!isConflict(error) && !(error as { statusCode?: number }).statusCode?.toString().startsWith('409')) throw error;
+      if (!isConflict(error)) throw error;
       secret = await client.get<SecretObject>({ apiVersion: 'v1', kind: 'Secret', namespace: cluster.metadata.namespace, name: desired.passwordSecretName });
     }
   }

@@ -156,8 +156,8 @@ export class RedisClusterReconciler {
       progress = { reason: 'Switchover', message: rollout.reason };
       await this.switchover(cluster, members, primaryMember, rollout.to, rollout.reason, password, context.logger);
     } else if (rollout.kind === 'wait' && plan.health === 'Healthy') {
-      const pending = pods.some((pod) => statefulSet?.status?.updateRevision && pod.metadata.labels?.[REVISION_LABEL] !== statefulSet.status.updateRevision);
-      if (pending || (primaryOrdinal ?? 0) >= desired.spec.replicas) progress = { reason: 'Waiting', message: rollout.reason };
+      // With a healthy, settled topology, planRollout only waits while a rollout or scale-down is pending.
+      progress = { reason: 'Waiting', message: rollout.reason };
     }
     const existingPods = pods.filter((pod) => !pod.metadata.deletionTimestamp && (ordinalOf(name, pod.metadata.name!) ?? Infinity) < desired.spec.replicas);
     if (!progress && existingPods.length !== desired.spec.replicas) {

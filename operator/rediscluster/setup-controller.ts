@@ -29,7 +29,7 @@ export interface RedisClusterControllerOptions {
  * ConfigMaps, PodDisruptionBudgets and Secrets, and maps pod events to their cluster. Caches are narrowed by the
  * managed-by label so the controller does not hold every pod and Secret of the cluster in memory.
  */
-export function setupRedisClusterController(manager: Manager, options: RedisClusterControllerOptions): { admin: RedisAdmin; watchdog: PrimaryWatchdog; stop: () => Promise<void> } {
+export function setupRedisClusterController(manager: Manager, options: RedisClusterControllerOptions): { stop: () => Promise<void> } {
   const admin = new RedisAdmin();
   const recorder = manager.eventRecorder({ reportingController: 'redis.redkite.io/operator', reportingInstance: options.reportingInstance });
   const owned = new Map(
@@ -59,8 +59,6 @@ export function setupRedisClusterController(manager: Manager, options: RedisClus
   enqueue = (key) => controller.enqueue(key);
   watchdog.start();
   return {
-    admin,
-    watchdog,
     stop: async () => {
       watchdog.stop();
       await admin.close();

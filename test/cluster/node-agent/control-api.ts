@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { ProxiedServicePort } from './service-proxy';
 
 /** A pod as the control API shows it. */
 export interface PodProcessView {
@@ -22,7 +23,7 @@ export interface ControlApiHandlers {
   chaos(namespace: string, name: string, action: ChaosAction, container: string | undefined): number;
   /** Deletes the pod through the apiserver (the agent then terminates it gracefully). */
   deletePod(namespace: string, name: string, gracePeriodSeconds: number | undefined): Promise<void>;
-  listServices(): unknown[];
+  listServices(): ProxiedServicePort[];
   restartApiServer(): Promise<void>;
   compactEtcd(): Promise<number>;
 }

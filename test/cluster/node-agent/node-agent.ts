@@ -15,7 +15,7 @@ import { PodIpAllocator } from './pod-ip-allocator';
 import { PodWorker, type PodWorkerServices } from './pod-worker';
 import { writeRedisShims, type RedisPrograms } from './redis-shims';
 import type { RestartBackoffSettings } from './restart-backoff';
-import { ServiceProxy, type EndpointCandidate } from './service-proxy';
+import { ServiceProxy, type EndpointCandidate, type ProxiedServicePort } from './service-proxy';
 import { ThrottledTask } from './throttled-task';
 
 /** What the node agent needs. */
@@ -180,7 +180,7 @@ export class NodeAgent {
   }
 
   /** The Service proxies and their endpoints. */
-  listServices(): unknown[] {
+  listServices(): ProxiedServicePort[] {
     return this.proxy.describe();
   }
 

@@ -1,24 +1,12 @@
+import type { PodProcessView } from '../../cluster/node-agent/control-api';
+import type { ProxiedServicePort } from '../../cluster/node-agent/service-proxy';
 import { E2E_ENVIRONMENT, requireE2eVariable } from './cluster-environment';
 
-/** A pod as the node agent sees it. */
-export interface PodProcess {
-  readonly namespace: string;
-  readonly name: string;
-  readonly uid: string;
-  readonly podIp: string | undefined;
-  readonly ready: boolean;
-  readonly terminating: boolean;
-  readonly containers: ReadonlyArray<{ readonly name: string; readonly pid: number | undefined; readonly restartCount: number; readonly ready: boolean }>;
-}
+/** A pod as the node agent sees it (the control API's own view). */
+export type PodProcess = PodProcessView;
 
 /** A ClusterIP Service port the agent proxies, with its current endpoints (`podIP:port`). */
-export interface ProxiedService {
-  readonly namespace: string;
-  readonly name: string;
-  readonly clusterIp: string;
-  readonly port: number;
-  readonly endpoints: string[];
-}
+export type ProxiedService = ProxiedServicePort;
 
 /** The agent answered with an error status. */
 export class NodeAgentError extends Error {
