@@ -1,4 +1,6 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { Manager, createLogger, loadKubeConfig } from './runtime';
 import { setupRedisClusterController } from './rediscluster/setup-controller';
@@ -9,9 +11,24 @@ function positiveInteger(value: string): number {
   return parsed;
 }
 
+/**
+ * The version of the installed package, read at run time so it cannot drift from package.json. This file runs as
+ * operator/cli.ts in a checkout and as lib/operator/cli.js in the package, one folder deeper.
+ */
+export function packageVersion(): string {
+  for (const candidate of [path.join(__dirname, '..', 'package.json'), path.join(__dirname, '..', '..', 'package.json')]) {
+    if (!existsSync(candidate)) continue;
+    const manifest: { name?: unknown; version?: unknown } = JSON.parse(readFileSync(candidate, 'utf8'));
+    if (manifest.name === 'redkite' && typeof manifest.version === 'string') return manifest.version;
+  }
+  throw new Error(`redkite's package.json was not found above ${__dirname}`);
+}
+
 /** `redkite run`: the RedisCluster controller. */
 export function buildCli(): Command {
-  const program = new Command('redkite').description('redkite: Redis on Kubernetes as infrastructure-as-code');
+  const program = new Command('redkite')
+    .description('redkite: Redis on Kubernetes as infrastructure-as-code')
+    .version(packageVersion(), '-V, --version', 'print the redkite version');
   program
     .command('run')
     .description('run the RedisCluster controller')
