@@ -1,14 +1,24 @@
 import { Chart } from 'cdk8s';
-import { RedisCluster, RedkiteApp, addReleaseCharts } from 'redkite';
+import { k8s } from 'cdk8s-plus-28';
+import { RedisCluster, RedkiteApp, SKIP_DRY_RUN_ON_MISSING_RESOURCE, SyncWave, addReleaseCharts, syncWave } from 'redkite';
 
-// One chart per team; RedkiteApp synthesizes hundreds of charts in linear time.
-export function buildApp(outdir: string): RedkiteApp {
-  const app = new RedkiteApp({ outdir });
-  addReleaseCharts(app, { watchNamespace: 'payments' });
+// The release (CRD, RBAC, controller), then one chart per team: RedkiteApp synthesizes hundreds of charts in
+// linear time. With no outdir it writes where `cdk8s synth` says: cdk8s.yaml's `output`, or stdout with --stdout.
+export function buildApp(): RedkiteApp {
+  const app = new RedkiteApp();
+  addReleaseCharts(app);
 
   const payments = new Chart(app, 'payments');
+  new k8s.KubeNamespace(payments, 'namespace', {
+    metadata: { name: 'payments', annotations: syncWave(SyncWave.RBAC) },
+  });
   new RedisCluster(payments, 'sessions', {
-    metadata: { name: 'sessions', namespace: 'payments' },
+    metadata: {
+      name: 'sessions',
+      namespace: 'payments',
+      // Argo CD applies it after the CRD and the controller, and skips its dry run while the CRD is not there yet.
+      annotations: { ...syncWave(SyncWave.CLUSTERS), ...SKIP_DRY_RUN_ON_MISSING_RESOURCE },
+    },
     spec: {
       replicas: 3,
       version: '7.2',
@@ -20,4 +30,4 @@ export function buildApp(outdir: string): RedkiteApp {
   return app;
 }
 
-if (require.main === module) buildApp('dist').synth();
+if (require.main === module) buildApp().synth();

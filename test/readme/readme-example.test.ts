@@ -6,21 +6,68 @@ import { buildApp } from '../../examples/gitops-app';
 
 const root = path.join(__dirname, '..', '..');
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Manifest = any;
+
+/** Synthesizes the example as `cdk8s synth` runs it: the CLI passes its output folder in CDK8S_OUTDIR. */
+function synthesizeExample(): Record<string, string> {
+  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'redkite-readme-'));
+  const previous = process.env.CDK8S_OUTDIR;
+  process.env.CDK8S_OUTDIR = outdir;
+  try {
+    buildApp().synth();
+    return Object.fromEntries(fs.readdirSync(outdir).sort().map((file) => [file, fs.readFileSync(path.join(outdir, file), 'utf8')]));
+  } finally {
+    if (previous === undefined) delete process.env.CDK8S_OUTDIR;
+    else process.env.CDK8S_OUTDIR = previous;
+    fs.rmSync(outdir, { recursive: true, force: true });
+  }
+}
+
+const manifestsOf = (files: Record<string, string>): Manifest[] =>
+  Object.values(files).flatMap((text) => parseAllDocuments(text).map((document) => document.toJSON()));
+const wave = (object: Manifest) => Number(object.metadata.annotations?.['argocd.argoproj.io/sync-wave']);
+
 describe('the README example', () => {
+  let files: Record<string, string>;
+  let objects: Manifest[];
+  beforeAll(() => {
+    files = synthesizeExample();
+    objects = manifestsOf(files);
+  });
+
   it('is the code of examples/gitops-app.ts, verbatim', () => {
     const readme = fs.readFileSync(path.join(root, 'README.md'), 'utf8');
     const example = fs.readFileSync(path.join(root, 'examples', 'gitops-app.ts'), 'utf8');
     expect(readme).toContain('```ts\n' + example + '```');
   });
 
-  it('synthesizes the release scoped to one namespace and a RedisCluster', () => {
-    const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'redkite-readme-'));
-    buildApp(outdir).synth();
-    const objects = fs
-      .readdirSync(outdir)
-      .flatMap((file) => parseAllDocuments(fs.readFileSync(path.join(outdir, file), 'utf8')).map((document) => document.toJSON()));
+  it('writes to the folder cdk8s synth names, one file per chart', () => {
+    expect(Object.keys(files)).toEqual(['payments.k8s.yaml', 'redkite-crd.k8s.yaml', 'redkite-operator.k8s.yaml']);
+  });
+
+  it('synthesizes the same release as dist/', () => {
+    for (const file of ['redkite-crd.k8s.yaml', 'redkite-operator.k8s.yaml']) {
+      expect([file, files[file]]).toEqual([file, fs.readFileSync(path.join(root, 'dist', file), 'utf8')]);
+    }
+  });
+
+  it('creates every namespace it deploys into, in a sync wave before the objects in it', () => {
+    const namespaces = new Map(objects.filter((object) => object.kind === 'Namespace').map((object) => [object.metadata.name, object]));
+    for (const object of objects.filter((candidate) => candidate.metadata.namespace !== undefined)) {
+      const namespace = namespaces.get(object.metadata.namespace);
+      expect([object.kind, object.metadata.namespace, namespace !== undefined]).toEqual([object.kind, object.metadata.namespace, true]);
+      expect(wave(namespace)).toBeLessThanOrEqual(wave(object));
+    }
+  });
+
+  it('gives the RedisCluster a sync wave after the CRD and the controller, and lets Argo CD skip its dry run until the CRD exists', () => {
+    const crd = objects.find((object) => object.kind === 'CustomResourceDefinition');
+    const deployment = objects.find((object) => object.kind === 'Deployment');
     const cluster = objects.find((object) => object.kind === 'RedisCluster');
     expect(cluster).toMatchObject({ metadata: { name: 'sessions', namespace: 'payments' }, spec: { replicas: 3, minReplicasToWrite: 1 } });
-    expect(objects.filter((object) => object.kind === 'Role').map((role) => role.metadata.namespace).sort()).toEqual(['payments', 'redkite-system']);
+    expect(wave(cluster)).toBeGreaterThan(wave(crd));
+    expect(wave(cluster)).toBeGreaterThan(wave(deployment));
+    expect(cluster.metadata.annotations['argocd.argoproj.io/sync-options']).toBe('SkipDryRunOnMissingResource=true');
   });
 });
