@@ -2,15 +2,22 @@ import { ApiObjectMetadata } from 'cdk8s';
 import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { restrictedContainerSecurityContext, restrictedPodSecurityContext } from '../workload/security';
+import { DEFAULT_OPERATOR_IMAGE, validateImageReference } from './operator-image';
 import { LEADER_ELECTION_RULES, PermissionRule, WATCHED_NAMESPACE_RULES } from './operator-permissions';
 
-export const DEFAULT_OPERATOR_IMAGE = 'ghcr.io/redkite/redkite:0.1.0';
+export { DEFAULT_OPERATOR_IMAGE, OPERATOR_IMAGE_REPOSITORY } from './operator-image';
 export const DEFAULT_OPERATOR_NAMESPACE = 'redkite-system';
 export const OPERATOR_NAME = 'redkite-operator';
 export const METRICS_PORT = 8080;
 export const HEALTH_PORT = 8081;
-/** The non-root user the operator image runs as. */
-const OPERATOR_USER_ID = 65532;
+/** The non-root user the operator image runs as (the Dockerfile's USER). */
+export const OPERATOR_USER_ID = 65532;
+export const DEFAULT_OPERATOR_REPLICAS = 2;
+/** Requests sized for a few hundred RedisClusters; the memory limit leaves room for the informer caches. */
+export const DEFAULT_OPERATOR_RESOURCES = {
+  requests: { cpu: '100m', memory: '128Mi' },
+  limits: { memory: '512Mi' },
+} as const;
 
 export interface OperatorBundleProps {
   /**
@@ -20,14 +27,25 @@ export interface OperatorBundleProps {
   readonly namespace?: string;
   /**
    * Operator image.
-   * @default 'ghcr.io/redkite/redkite:0.1.0'
+   * @default - `ghcr.io/redkite/redkite:<package version>` ({@link DEFAULT_OPERATOR_IMAGE})
    */
   readonly image?: string;
   /**
-   * Operator pods; one leads, the others stand by.
+   * Operator pods; one leads, the others stand by. More than one needs leader election.
    * @default 2
    */
   readonly replicas?: number;
+  /**
+   * Elect a leader through a Lease, so that only one pod reconciles; without it the bundle grants no Lease
+   * permissions and `replicas` must be at most 1.
+   * @default true
+   */
+  readonly leaderElection?: boolean;
+  /**
+   * CPU and memory requests and limits of the operator container.
+   * @default - requests 100m CPU and 128Mi memory, a 512Mi memory limit ({@link DEFAULT_OPERATOR_RESOURCES})
+   */
+  readonly resources?: OperatorResources;
   /**
    * Watch RedisClusters in this namespace only, with a Role instead of a ClusterRole.
    * @default - all namespaces, with a ClusterRole
@@ -43,6 +61,25 @@ export interface OperatorBundleProps {
    * @default - none
    */
   readonly workloadMetadata?: Omit<ApiObjectMetadata, 'name' | 'namespace'>;
+}
+
+/** Requests and limits as Kubernetes quantities (`'100m'`, `'128Mi'`). */
+export interface OperatorResources {
+  readonly requests?: Readonly<Record<string, string>>;
+  readonly limits?: Readonly<Record<string, string>>;
+}
+
+function toQuantities(quantities: Readonly<Record<string, string>> | undefined): Record<string, k8s.Quantity> | undefined {
+  if (!quantities) return undefined;
+  return Object.fromEntries(Object.entries(quantities).map(([resource, quantity]) => [resource, k8s.Quantity.fromString(quantity)]));
+}
+
+function resolveReplicas(props: OperatorBundleProps, leaderElection: boolean): number {
+  const replicas = props.replicas ?? DEFAULT_OPERATOR_REPLICAS;
+  if (!Number.isInteger(replicas) || replicas < 0) throw new Error(`OperatorBundle: replicas must be a non-negative integer, got ${replicas}`);
+  // Two controllers without a Lease would both act on the same Redis pods.
+  if (replicas > 1 && !leaderElection) throw new Error(`OperatorBundle: ${replicas} replicas need leader election (leaderElection: true)`);
+  return replicas;
 }
 
 const LABELS = {
@@ -68,7 +105,10 @@ export class OperatorBundle extends Construct {
     super(scope, id);
     const namespace = props.namespace ?? DEFAULT_OPERATOR_NAMESPACE;
     this.namespace = namespace;
-    const replicas = props.replicas ?? 2;
+    const leaderElection = props.leaderElection ?? true;
+    const replicas = resolveReplicas(props, leaderElection);
+    const image = validateImageReference(props.image ?? DEFAULT_OPERATOR_IMAGE, 'OperatorBundle image');
+    const resources = props.resources ?? DEFAULT_OPERATOR_RESOURCES;
     const rbacMeta = (name: string, objectNamespace?: string): ApiObjectMetadata => ({
       ...props.rbacMetadata,
       name,
@@ -109,19 +149,21 @@ export class OperatorBundle extends Construct {
         subjects,
       });
     }
-    new k8s.KubeRole(this, 'leader-election-role', {
-      metadata: rbacMeta(`${OPERATOR_NAME}-leader-election`, namespace),
-      rules: toPolicyRules(LEADER_ELECTION_RULES),
-    });
-    new k8s.KubeRoleBinding(this, 'leader-election-role-binding', {
-      metadata: rbacMeta(`${OPERATOR_NAME}-leader-election`, namespace),
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${OPERATOR_NAME}-leader-election` },
-      subjects,
-    });
+    if (leaderElection) {
+      new k8s.KubeRole(this, 'leader-election-role', {
+        metadata: rbacMeta(`${OPERATOR_NAME}-leader-election`, namespace),
+        rules: toPolicyRules(LEADER_ELECTION_RULES),
+      });
+      new k8s.KubeRoleBinding(this, 'leader-election-role-binding', {
+        metadata: rbacMeta(`${OPERATOR_NAME}-leader-election`, namespace),
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: `${OPERATOR_NAME}-leader-election` },
+        subjects,
+      });
+    }
 
     const args = [
       'run',
-      '--leader-elect',
+      ...(leaderElection ? ['--leader-elect'] : []),
       `--metrics-bind-address=:${METRICS_PORT}`,
       `--health-probe-bind-address=:${HEALTH_PORT}`,
       '--max-concurrent-reconciles=4',
@@ -151,7 +193,7 @@ export class OperatorBundle extends Construct {
             containers: [
               {
                 name: 'operator',
-                image: props.image ?? DEFAULT_OPERATOR_IMAGE,
+                image,
                 imagePullPolicy: 'IfNotPresent',
                 args,
                 env: [
@@ -164,10 +206,7 @@ export class OperatorBundle extends Construct {
                 ],
                 livenessProbe: { httpGet: { path: '/healthz', port: k8s.IntOrString.fromString('health') }, periodSeconds: 10, failureThreshold: 3 },
                 readinessProbe: { httpGet: { path: '/readyz', port: k8s.IntOrString.fromString('health') }, periodSeconds: 5, failureThreshold: 2 },
-                resources: {
-                  requests: { cpu: k8s.Quantity.fromString('100m'), memory: k8s.Quantity.fromString('128Mi') },
-                  limits: { memory: k8s.Quantity.fromString('512Mi') },
-                },
+                resources: { requests: toQuantities(resources.requests), limits: toQuantities(resources.limits) },
                 securityContext: restrictedContainerSecurityContext(),
               },
             ],

@@ -78,6 +78,30 @@ describe('OperatorBundle', () => {
     expect(ofKind(synth({ image: 'example.com/redkite:dev' }), 'Deployment')[0].spec.template.spec.containers[0].image).toBe('example.com/redkite:dev');
   });
 
+  it('takes resources as a prop', () => {
+    const resources = { requests: { cpu: '250m', memory: '256Mi' }, limits: { cpu: '1', memory: '1Gi' } };
+    expect(ofKind(synth({ resources }), 'Deployment')[0].spec.template.spec.containers[0].resources).toEqual(resources);
+  });
+
+  it('without leader election grants no Lease permission and runs without --leader-elect', () => {
+    const manifests = synth({ leaderElection: false, replicas: 1 });
+    expect(ofKind(manifests, 'Role').filter((role) => role.metadata.name.endsWith('leader-election'))).toHaveLength(0);
+    expect(ofKind(manifests, 'RoleBinding')).toHaveLength(0);
+    expect(ofKind(manifests, 'Deployment')[0].spec.template.spec.containers[0].args).not.toContain('--leader-elect');
+  });
+
+  it('refuses more than one replica without leader election', () => {
+    expect(() => synth({ leaderElection: false })).toThrow('OperatorBundle: 2 replicas need leader election (leaderElection: true)');
+  });
+
+  it('refuses a replica count that is not a non-negative integer', () => {
+    expect(() => synth({ replicas: 1.5 })).toThrow('OperatorBundle: replicas must be a non-negative integer, got 1.5');
+  });
+
+  it('refuses an image that is not a container image reference', () => {
+    expect(() => synth({ image: 'Not An Image' })).toThrow('OperatorBundle image: "Not An Image" is not a container image reference');
+  });
+
   it('exposes metrics through a Service and keeps one pod up through disruptions', () => {
     const manifests = synth();
     expect(ofKind(manifests, 'Service')[0].spec.ports[0]).toMatchObject({ name: 'metrics', port: 8080 });
