@@ -1,28 +1,12 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { buildApp } from '../../examples/gitops-app';
+import { synthesizeExample } from './synthesize-example';
 
 const root = path.join(__dirname, '..', '..');
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Manifest = any;
-
-/** Synthesizes the example as `cdk8s synth` runs it: the CLI passes its output folder in CDK8S_OUTDIR. */
-function synthesizeExample(): Record<string, string> {
-  const outdir = fs.mkdtempSync(path.join(os.tmpdir(), 'redkite-readme-'));
-  const previous = process.env.CDK8S_OUTDIR;
-  process.env.CDK8S_OUTDIR = outdir;
-  try {
-    buildApp().synth();
-    return Object.fromEntries(fs.readdirSync(outdir).sort().map((file) => [file, fs.readFileSync(path.join(outdir, file), 'utf8')]));
-  } finally {
-    if (previous === undefined) delete process.env.CDK8S_OUTDIR;
-    else process.env.CDK8S_OUTDIR = previous;
-    fs.rmSync(outdir, { recursive: true, force: true });
-  }
-}
 
 const manifestsOf = (files: Record<string, string>): Manifest[] =>
   Object.values(files).flatMap((text) => parseAllDocuments(text).map((document) => document.toJSON()));
@@ -42,14 +26,16 @@ describe('the README example', () => {
     expect(readme).toContain('```ts\n' + example + '```');
   });
 
-  it('writes to the folder cdk8s synth names, one file per chart', () => {
-    expect(Object.keys(files)).toEqual(['payments.k8s.yaml', 'redkite-crd.k8s.yaml', 'redkite-operator.k8s.yaml']);
+  it('writes one file for the whole app into the folder cdk8s synth names', () => {
+    expect(Object.keys(files)).toEqual(['app.k8s.yaml']);
   });
 
-  it('synthesizes the same release as dist/', () => {
-    for (const file of ['redkite-crd.k8s.yaml', 'redkite-operator.k8s.yaml']) {
-      expect([file, files[file]]).toEqual([file, fs.readFileSync(path.join(root, 'dist', file), 'utf8')]);
-    }
+  it('synthesizes the release of dist/, then the team\'s chart', () => {
+    const release = ['redkite-crd.k8s.yaml', 'redkite-operator.k8s.yaml'].flatMap((file) =>
+      parseAllDocuments(fs.readFileSync(path.join(root, 'dist', file), 'utf8')).map((document) => document.toJSON()),
+    );
+    expect(objects.slice(0, release.length)).toEqual(release);
+    expect(objects.slice(release.length).map((object) => `${object.kind}/${object.metadata.name}`)).toEqual(['Namespace/payments', 'RedisCluster/sessions']);
   });
 
   it('creates every namespace it deploys into, in a sync wave before the objects in it', () => {
