@@ -11,6 +11,7 @@ ARG BASE_IMAGE=docker.io/library/node:20-bookworm-slim
 
 FROM ${BASE_IMAGE} AS build
 WORKDIR /build
+ENV NPM_CONFIG_UPDATE_NOTIFIER=false
 # tini-static runs in any runtime base, with or without a libc.
 RUN apt-get update \
  && apt-get install -y --no-install-recommends tini \
@@ -25,8 +26,15 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src src
 COPY imports imports
 COPY operator operator
-RUN npx tsc -p tsconfig.build.json \
- && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
+RUN npx tsc -p tsconfig.build.json
+# cdk8s, cdk8s-plus-28 and constructs are peer dependencies of the library (a user's app brings its own), so the
+# lockfile marks them dev; the controller needs them at run time, at the versions the lockfile pins. They bundle
+# their own dependencies. Loading the CLI's module graph proves nothing the controller needs was pruned.
+RUN mkdir /tmp/peers \
+ && for peer in $(node -p "Object.keys(require('./package.json').peerDependencies || {}).join(' ')"); do cp -a "node_modules/$peer" /tmp/peers/; done \
+ && npm prune --omit=dev --ignore-scripts --no-audit --no-fund \
+ && cp -a /tmp/peers/. node_modules/ \
+ && node -e "require('./lib/operator/cli.js')"
 
 FROM ${BASE_IMAGE}
 ARG VERSION=0.0.0-dev
