@@ -108,12 +108,12 @@ export class AcknowledgedWriter {
  * Reads every acknowledged key back (pipelined, in batches) and returns those missing or holding another
  * value: acknowledged writes the failover lost.
  */
-export async function verifyAcknowledgedKeys(
+export async function verifyAcknowledgedKeys<Write extends Pick<AcknowledgedWrite, 'key' | 'value'>>(
   client: Redis,
-  acknowledged: readonly AcknowledgedWrite[],
+  acknowledged: readonly Write[],
   batchSize = 500,
-): Promise<AcknowledgedWrite[]> {
-  const lost: AcknowledgedWrite[] = [];
+): Promise<Write[]> {
+  const lost: Write[] = [];
   for (let start = 0; start < acknowledged.length; start += batchSize) {
     const batch = acknowledged.slice(start, start + batchSize);
     const values = await client.mget(...batch.map((write) => write.key));
