@@ -140,14 +140,14 @@ export interface RedisClusterSpec {
   readonly image?: string;
 
   /**
-   * Redis min-replicas-max-lag: a replica silent for longer does not count towards minReplicasToWrite.
+   * Redis min-replicas-max-lag: a replica silent for longer does not count towards minReplicasToWrite. Failover waits at least this + 2 s, so an isolated old primary has stopped accepting writes first.
    *
    * @schema RedisClusterSpec#minReplicasMaxLagSeconds
    */
   readonly minReplicasMaxLagSeconds?: number;
 
   /**
-   * Redis min-replicas-to-write: the primary refuses writes with fewer connected replicas. Must be less than replicas.
+   * Redis min-replicas-to-write: the primary refuses writes with fewer connected replicas. Must be less than replicas. Default: 1 when replicas >= 2 (an isolated old primary refuses writes before a new one is promoted), else 0.
    *
    * @schema RedisClusterSpec#minReplicasToWrite
    */

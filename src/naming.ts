@@ -16,6 +16,11 @@ export const ROLE_REPLICA = 'replica';
 
 /** Finalizer the controller puts on every RedisCluster. */
 export const FINALIZER = `${REDIS_CLUSTER_GROUP}/cleanup`;
+/**
+ * Escape hatch of docs/failover.md (I1): names the pod to promote when no member is provably current. Used for one
+ * decision, recorded in an Event, then removed by the controller.
+ */
+export const FORCE_PRIMARY_ANNOTATION = `${REDIS_CLUSTER_GROUP}/force-primary`;
 
 /** Pod template annotation: hash of the redis.conf parameters that only take effect on restart. */
 export const RESTART_CONFIG_HASH_ANNOTATION = `${REDIS_CLUSTER_GROUP}/restart-config-hash`;

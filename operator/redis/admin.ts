@@ -18,6 +18,9 @@ import {
   type WaitForReplicaOffsetResult,
 } from './wait-for-replica-offset';
 
+/** What the reconciler needs from Redis; an interface so its unit suite runs against a fake. */
+export type RedisAdministration = Pick<RedisAdmin, 'probe' | 'makeReplicaOf' | 'promoteToPrimary' | 'configSet' | 'switchover'>;
+
 /**
  * The Redis administration surface the controller uses, over one {@link RedisConnectionPool}.
  * Knows nothing about Kubernetes: endpoints are addresses.

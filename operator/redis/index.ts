@@ -1,11 +1,12 @@
 /** Redis administration over ioredis: observe servers and change their replication. No Kubernetes here. */
-export { RedisAdmin } from './admin';
+export { RedisAdmin, type RedisAdministration } from './admin';
 export { RedisConnectionPool, type RedisConnectionPoolOptions } from './connection-pool';
 export { DEFAULT_REDIS_PORT, endpointAddress, type RedisEndpoint } from './endpoint';
 export { RedisCommandError, RedisUnreachableError } from './errors';
 export {
   InfoParseError,
   parseInfo,
+  parseKeyCount,
   parseLoading,
   parseReplicationInfo,
   parseServerInfo,
@@ -14,7 +15,7 @@ export {
   type ReplicationInfo,
   type ServerInfo,
 } from './info-parser';
-export type { ReachableRedisObservation, RedisObservation, UnreachableRedisObservation } from './observation';
+export { answeredWithError, type ReachableRedisObservation, type RedisObservation, type ReplicationPosition, type UnreachableRedisObservation } from './observation';
 export { probe } from './probe';
 export {
   configGet,

@@ -27,6 +27,10 @@ export interface ReplicationInfo {
   readonly replicationId: string;
   /** `master_repl_offset`: bytes of replication stream this server has in its own data set. */
   readonly replicationStreamOffset: number;
+  /** `master_replid2`: the history this server followed before its last promotion (all zeros when none). */
+  readonly secondaryReplicationId: string | undefined;
+  /** `second_repl_offset`: up to where the `master_replid2` history is shared; -1 when none. */
+  readonly secondaryReplicationOffset: number | undefined;
   /** `slave_repl_offset` (replicas only): the offset applied to the data set and acknowledged to the primary. */
   readonly appliedOffset: number | undefined;
   /** `slave_read_repl_offset` (replicas only, 7.0+): the offset read from the primary, maybe not applied yet. */
@@ -91,6 +95,8 @@ export function parseReplicationInfo(text: string): ReplicationInfo {
     role,
     replicationId: requireField(fields, 'master_replid', 'replication'),
     replicationStreamOffset: requireInteger(fields, 'master_repl_offset'),
+    secondaryReplicationId: noHistory(fields.get('master_replid2')),
+    secondaryReplicationOffset: optionalInteger(fields, 'second_repl_offset'),
     appliedOffset: optionalInteger(fields, 'slave_repl_offset'),
     receivedOffset: optionalInteger(fields, 'slave_read_repl_offset'),
     primaryHost: fields.get('master_host'),
@@ -118,6 +124,25 @@ export function parseServerInfo(text: string): ServerInfo {
 export function parseLoading(text: string): boolean {
   const fields = requireSection(parseInfo(text), 'persistence');
   return requireField(fields, 'loading', 'persistence') === '1';
+}
+
+/**
+ * Keys in every database, from the `# Keyspace` section (`db0:keys=3,expires=0,avg_ttl=0`). An empty data set
+ * prints no `dbN` line at all.
+ */
+export function parseKeyCount(text: string): number {
+  const fields = parseInfo(text).get('keyspace') ?? new Map<string, string>();
+  let keys = 0;
+  for (const [field, value] of fields) {
+    const match = /^db\d+$/.test(field) ? /(?:^|,)keys=(\d+)/.exec(value) : null;
+    if (match) keys += Number(match[1]);
+  }
+  return keys;
+}
+
+/** `master_replid2` is forty zeros when the server was never promoted. */
+function noHistory(replicationId: string | undefined): string | undefined {
+  return replicationId === undefined || /^0+$/.test(replicationId) ? undefined : replicationId;
 }
 
 /** INFO text that does not look like what Redis 6.2/7.x prints. */

@@ -1,5 +1,5 @@
-import { parseLoading, parseReplicationInfo, parseServerInfo } from './info-parser';
-import type { ReachableRedisObservation } from './observation';
+import { parseKeyCount, parseLoading, parseReplicationInfo, parseServerInfo, type ReplicationInfo } from './info-parser';
+import type { ReachableRedisObservation, ReplicationPosition } from './observation';
 
 /**
  * Builds the observation of a reachable server from the text of `INFO server`, `INFO replication` and
@@ -11,18 +11,24 @@ export function observationFromInfo(
   replicationText: string,
   persistenceText: string,
   minReplicasReply: unknown,
+  keyspaceText = '',
 ): ReachableRedisObservation {
   const server = parseServerInfo(serverText);
   const replication = parseReplicationInfo(replicationText);
   const replica = replication.role === 'replica';
   const neverSynced = replica && replication.replicationStreamOffset === 0;
+  const loading = parseLoading(persistenceText);
+  const keys = parseKeyCount(keyspaceText);
+  const offset = !replica ? replication.replicationStreamOffset : neverSynced ? 0 : (replication.appliedOffset ?? 0);
   return {
     reachable: true,
     role: replication.role,
     runId: server.runId,
     redisVersion: server.redisVersion,
     replicationId: replication.replicationId,
-    offset: !replica ? replication.replicationStreamOffset : neverSynced ? 0 : (replication.appliedOffset ?? 0),
+    offset,
+    position: positionOf(replication, offset, keys, loading),
+    keys,
     primaryHost: replication.primaryHost,
     primaryPort: replication.primaryPort,
     primaryLinkUp: replica && replication.primaryLinkUp,
@@ -31,7 +37,7 @@ export function observationFromInfo(
     syncInProgress: replication.syncInProgress,
     connectedReplicas: replication.connectedReplicas,
     minReplicasToWrite: parseMinReplicasToWrite(minReplicasReply),
-    loading: parseLoading(persistenceText),
+    loading,
     failoverState: replication.failoverState,
   };
 }
@@ -42,4 +48,25 @@ function parseMinReplicasToWrite(reply: unknown): number {
     return Number(reply[1]);
   }
   return 0;
+}
+
+/**
+ * What the data set provably holds. A primary's history starts at its promotion, so it is always known. A replica
+ * with `master_repl_offset:0` has no history of its own: empty when it holds no key, unknown when it does (it loaded
+ * an AOF, which restores keys but not the replication position).
+ */
+export function positionOf(replication: ReplicationInfo, offset: number, keys: number, loading: boolean): ReplicationPosition {
+  if (loading) return { kind: 'unknown', why: 'it is loading its data set' };
+  if (replication.role === 'replica' && replication.syncInProgress) return { kind: 'unknown', why: 'a full sync is in progress' };
+  if (replication.role === 'replica' && replication.replicationStreamOffset === 0) {
+    return keys === 0 ? { kind: 'empty' } : { kind: 'unknown', why: `it holds ${keys} keys but no replication position (restarted from AOF)` };
+  }
+  if (replication.role === 'primary' && replication.replicationStreamOffset === 0 && keys === 0) return { kind: 'empty' };
+  return {
+    kind: 'known',
+    replicationId: replication.replicationId,
+    offset,
+    secondaryReplicationId: replication.secondaryReplicationId,
+    secondaryOffset: replication.secondaryReplicationOffset !== undefined && replication.secondaryReplicationOffset >= 0 ? replication.secondaryReplicationOffset : undefined,
+  };
 }

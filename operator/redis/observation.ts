@@ -1,13 +1,44 @@
 import type { ConnectedReplica } from './info-parser';
 import type { RedisCommandError, RedisUnreachableError } from './errors';
 
+/**
+ * Where a server's data set stands in the replication history, as far as can be *proved* from what it reports.
+ *
+ * - `known`: the data set is the prefix of history `replicationId` up to `offset` (and, after a promotion, shares
+ *   history `secondaryReplicationId` up to `secondaryOffset`). Positions of one history are comparable.
+ * - `empty`: no key and no replication history: it holds nothing (a new pod, or one restarted on an empty volume).
+ * - `unknown`: it holds data but cannot say which writes: a restart from AOF (Redis then reports offset 0 and a new
+ *   replication ID although every key loaded), a load or full sync in progress. Never treated as offset 0.
+ *
+ * See docs/failover.md, invariant I1.
+ */
+export type ReplicationPosition =
+  | {
+      readonly kind: 'known';
+      readonly replicationId: string;
+      readonly offset: number;
+      readonly secondaryReplicationId: string | undefined;
+      readonly secondaryOffset: number | undefined;
+    }
+  | { readonly kind: 'empty' }
+  | { readonly kind: 'unknown'; readonly why: string };
+
 /** What one probe saw on one server. */
 export type RedisObservation = UnreachableRedisObservation | ReachableRedisObservation;
 
-/** The server did not answer usefully: refused, timed out, or rejected the probe (e.g. a wrong password). */
+/**
+ * The server did not answer usefully: refused, timed out, or rejected the probe (e.g. a wrong password). A
+ * {@link RedisCommandError} means the server *replied* (`-WRONGPASS`, `-NOAUTH`, `-BUSY`, ...): it is alive, which
+ * {@link answeredWithError} tells (invariant I4: a reply never starts failure detection).
+ */
 export interface UnreachableRedisObservation {
   readonly reachable: false;
   readonly error: RedisUnreachableError | RedisCommandError;
+}
+
+/** The server is alive: it sent an error reply rather than nothing. */
+export function answeredWithError(observation: RedisObservation | null): boolean {
+  return observation !== null && !observation.reachable && observation.error.name === 'RedisCommandError';
 }
 
 /** The server answered PING and INFO. */
@@ -32,6 +63,10 @@ export interface ReachableRedisObservation {
    *   `master_repl_offset:0`; it is reported as 0, since it holds none of its primary's data.
    */
   readonly offset: number;
+  /** What this data set provably holds; what failover ranks candidates by (see {@link ReplicationPosition}). */
+  readonly position: ReplicationPosition;
+  /** Keys in all databases (`INFO keyspace`). */
+  readonly keys: number;
   /** Replicas only: the primary it is configured to follow. */
   readonly primaryHost: string | undefined;
   readonly primaryPort: number | undefined;

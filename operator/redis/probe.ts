@@ -6,7 +6,7 @@ import { observationFromInfo } from './observation-from-info';
 import { pipelineReplies } from './pipeline-replies';
 
 /**
- * Observes one server in a single round trip (PING, INFO server/replication/persistence and
+ * Observes one server in a single round trip (PING, INFO server/replication/persistence/keyspace and
  * CONFIG GET min-replicas-to-write, pipelined). Never throws for a server problem: an unreachable or
  * refusing server is an observation too.
  */
@@ -20,8 +20,9 @@ export async function probe(pool: RedisConnectionPool, endpoint: RedisEndpoint):
         .info('replication')
         .info('persistence')
         .config('GET', 'min-replicas-to-write')
+        .info('keyspace')
         .exec();
-      const [ping, server, replication, persistence, minReplicas] = pipelineReplies(replies, 5);
+      const [ping, server, replication, persistence, minReplicas, keyspace] = pipelineReplies(replies, 6);
       // A server loading its data set answers PING with -LOADING but still answers INFO: that is an
       // observation (reachable, loading), not a failure.
       if (ping.error !== undefined && !ping.error.message.startsWith('LOADING')) {
@@ -32,6 +33,7 @@ export async function probe(pool: RedisConnectionPool, endpoint: RedisEndpoint):
         expectString(replication),
         expectString(persistence),
         minReplicas.error === undefined ? minReplicas.value : undefined,
+        expectString(keyspace),
       );
     });
   } catch (error) {

@@ -29,6 +29,8 @@ export interface StatusInput {
   /** Every pod runs the desired revision. */
   readonly rolloutComplete: boolean;
   readonly failedOverAt?: string;
+  /** The durable primary decision, carried over unchanged (only the record step writes it). */
+  readonly primaryRecord?: RedisClusterStatus['primaryRecord'];
   readonly now: string;
 }
 
@@ -57,7 +59,7 @@ export function decideConditions(input: StatusInput): ConditionDecision[] {
     : { type: 'Available', status: 'False', reason: 'NoServingPrimary', message: input.blockingProblem?.message ?? planReason };
   const progressing: ConditionDecision = input.progress
     ? { type: 'Progressing', status: 'True', reason: input.progress.reason, message: input.progress.message }
-    : input.plan && input.plan.actions.length > 0
+    : input.plan && input.plan.actions.some((action) => action.kind !== 'emitEvent')
       ? { type: 'Progressing', status: 'True', reason: 'TopologyConverging', message: planReason }
       : { type: 'Progressing', status: 'False', reason: 'Stable', message: 'no change in progress' };
   const degradedReason = input.blockingProblem
@@ -75,8 +77,9 @@ function phaseOf(input: StatusInput, conditions: ConditionDecision[]): RedisClus
   const is = (type: RedisClusterConditionType) => conditions.find((condition) => condition.type === type)?.status === 'True';
   if (input.blockingProblem) return 'Failed';
   if (is('Ready')) return 'Ready';
-  if (input.plan?.actions.some((action) => action.kind === 'promote')) return 'FailingOver';
-  if (input.previous?.primary === undefined && !input.primaryServing) return 'Provisioning';
+  if (input.plan?.actions.some((action) => action.kind === 'promote' || action.kind === 'switchover')) return 'FailingOver';
+  // A cluster that ever had a primary recorded is established: an outage is Degraded or FailingOver, not Provisioning.
+  if (input.primaryRecord === undefined && input.previous?.primary === undefined && !input.primaryServing) return 'Provisioning';
   if (is('Degraded')) return 'Degraded';
   return 'Provisioning';
 }
@@ -103,6 +106,7 @@ export function computeStatus(input: StatusInput): RedisClusterStatus {
     readyReplicas: ready,
     ready: `${ready}/${input.desiredReplicas}`,
     primary: input.primaryServing ? (input.plan?.primary ?? undefined) : undefined,
+    primaryRecord: input.primaryRecord,
     selector: podSelectorString(input.clusterName),
     currentVersion: input.rolloutComplete ? input.version : input.previous?.currentVersion,
     lastFailoverTime: input.failedOverAt ?? input.previous?.lastFailoverTime,

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { isConflict, type KubernetesClient } from '../runtime';
+import { isConflict, type ObjectReader, type ObjectWriter } from '../runtime';
 import { selectorLabels } from '../../src/naming';
 import { REDIS_CLUSTER_API_VERSION, REDIS_CLUSTER_KIND } from '../../src/api';
 import type { RedisClusterObject, SecretObject } from './cluster-object';
@@ -18,7 +18,7 @@ export class PasswordUnavailableError extends Error {
  * with POST, never apply, so an existing Secret (restored from a backup, or created by hand) is never overwritten.
  */
 export async function ensurePassword(
-  client: KubernetesClient,
+  client: Pick<ObjectReader, 'get'> & Pick<ObjectWriter, 'create'>,
   cluster: RedisClusterObject,
   desired: DesiredState,
   cachedSecret: SecretObject | undefined,

@@ -1,6 +1,6 @@
 import type { ObjectKey } from '../runtime';
 import { objectKeyToString } from '../runtime';
-import type { RedisAdmin, RedisEndpoint } from '../redis';
+import type { RedisAdministration, RedisEndpoint } from '../redis';
 
 /**
  * Probes every cluster's primary every `intervalMs` between reconciles and enqueues the cluster the moment its
@@ -12,9 +12,10 @@ export class PrimaryWatchdog {
   private probing = false;
 
   constructor(
-    private readonly admin: RedisAdmin,
+    private readonly admin: Pick<RedisAdministration, 'probe'>,
     private readonly enqueue: (key: ObjectKey) => void,
     private readonly intervalMs = 500,
+    private readonly warn: (message: string, error: unknown) => void = () => undefined,
   ) {}
 
   watch(key: ObjectKey, endpoint: RedisEndpoint | undefined): void {
@@ -43,8 +44,15 @@ export class PrimaryWatchdog {
     try {
       await Promise.all(
         [...this.primaries.values()].map(async ({ key, endpoint }) => {
-          const observation = await this.admin.probe(endpoint);
-          if (!observation.reachable || observation.role !== 'primary') this.enqueue(key);
+          try {
+            const observation = await this.admin.probe(endpoint);
+            if (!observation.reachable || observation.role !== 'primary') this.enqueue(key);
+          } catch (error) {
+            // probe() never throws for a server problem; anything else is a bug to report, and the cluster is looked
+            // at again rather than the process ended by an unhandled rejection.
+            this.warn('primary probe failed unexpectedly', error);
+            this.enqueue(key);
+          }
         }),
       );
     } finally {

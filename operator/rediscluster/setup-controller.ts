@@ -41,7 +41,8 @@ export function setupRedisClusterController(manager: Manager, options: RedisClus
   const secrets = manager.getInformer<SecretObject>({ apiVersion: 'v1', kind: 'Secret' });
 
   let enqueue: (key: { namespace: string; name: string }) => void = () => undefined;
-  const watchdog = new PrimaryWatchdog(admin, (key) => enqueue(key), options.primaryProbeIntervalMs ?? 500);
+  const logger = manager.logger.child({ component: 'primary-watchdog' });
+  const watchdog = new PrimaryWatchdog(admin, (key) => enqueue(key), options.primaryProbeIntervalMs ?? 500, (message, error) => logger.warn({ err: error }, message));
   const reconciler = new RedisClusterReconciler({ client: manager.client, admin, recorder, caches: { clusters, pods, secrets, owned }, watchdog });
 
   let builder = manager.controller('rediscluster').for(REDIS_CLUSTER_GVK);

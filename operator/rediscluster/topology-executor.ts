@@ -1,51 +1,102 @@
-import type { KubernetesClient, EventRecorder } from '../runtime';
+import type { EventRecorder, ObjectWriter } from '../runtime';
 import { ROLE_LABEL, ROLE_PRIMARY, ROLE_REPLICA, REDIS_PORT } from '../../src/naming';
-import type { RedisAdmin } from '../redis';
+import { FENCED_PRIMARY_HOST, FENCED_PRIMARY_PORT } from '../../src/workload/redis-conf';
+import type { RedisAdministration } from '../redis';
 import type { ClusterMember, TopologyAction } from '../topology';
 import type { RedisClusterObject } from './cluster-object';
+import { throwIfLeadershipLost } from './leadership';
 
-/** Sets or removes a pod's role label (a merge patch: one field, no read-modify-write race). */
-export function labelPod(client: KubernetesClient, namespace: string, pod: string, role: string | null): Promise<unknown> {
-  return client.mergePatch({ apiVersion: 'v1', kind: 'Pod', namespace, name: pod }, { metadata: { labels: { [ROLE_LABEL]: role } } });
+/**
+ * Sets or removes a pod's role label. With `resourceVersion` the patch carries it as a precondition, so a label
+ * decided from a stale pod is refused (409) instead of applied (invariant I6).
+ */
+export function labelPod(
+  client: Pick<ObjectWriter, 'mergePatch'>,
+  namespace: string,
+  pod: string,
+  role: string | null,
+  options: { resourceVersion?: string; signal?: AbortSignal } = {},
+): Promise<unknown> {
+  throwIfLeadershipLost(options.signal);
+  const metadata = options.resourceVersion === undefined ? { labels: { [ROLE_LABEL]: role } } : { resourceVersion: options.resourceVersion, labels: { [ROLE_LABEL]: role } };
+  return client.mergePatch({ apiVersion: 'v1', kind: 'Pod', namespace, name: pod }, { metadata }, { signal: options.signal });
+}
+
+/** What the executor needs; the reconciler passes its collaborators. */
+export interface TopologyExecutionContext {
+  readonly client: Pick<ObjectWriter, 'mergePatch'>;
+  readonly admin: RedisAdministration;
+  readonly recorder: EventRecorder;
+  readonly cluster: RedisClusterObject;
+  readonly members: readonly ClusterMember[];
+  readonly password: string;
+  /** Pod name → resourceVersion the decision was made from (label preconditions); updated by each label write. */
+  readonly podResourceVersions: Map<string, string | undefined>;
+  /** Aborted when the lease is lost: no further command or write (I6). */
+  readonly signal: AbortSignal;
+}
+
+/** What the execution did, for status and Events. */
+export interface TopologyExecutionResult {
+  readonly promoted: boolean;
+  /** Set when a planned switchover did not complete; the old primary stays in charge. */
+  readonly switchoverAborted?: string;
 }
 
 /**
  * Carries out the planner's actions in order and stops at the first failure (the caller re-plans from fresh
- * observations). Returns whether a promotion happened.
+ * observations). The leadership signal is checked before every Redis command and API write.
  */
-export async function executeTopologyActions(
-  actions: readonly TopologyAction[],
-  context: {
-    readonly client: KubernetesClient;
-    readonly admin: RedisAdmin;
-    readonly recorder: EventRecorder;
-    readonly cluster: RedisClusterObject;
-    readonly members: readonly ClusterMember[];
-    readonly password: string;
-  },
-): Promise<{ promoted: boolean }> {
+export async function executeTopologyActions(actions: readonly TopologyAction[], context: TopologyExecutionContext): Promise<TopologyExecutionResult> {
   const namespace = context.cluster.metadata.namespace!;
   const endpointOf = (pod: string) => {
     const address = context.members.find((member) => member.name === pod)?.address;
     if (!address) throw new Error(`pod ${pod} has no address`);
     return { host: address, port: REDIS_PORT, password: context.password };
   };
+  const label = async (pod: string, role: string | null): Promise<void> => {
+    const patched = (await labelPod(context.client, namespace, pod, role, { resourceVersion: context.podResourceVersions.get(pod), signal: context.signal })) as
+      | { metadata?: { resourceVersion?: string } }
+      | undefined;
+    context.podResourceVersions.set(pod, patched?.metadata?.resourceVersion);
+  };
   let promoted = false;
   for (const action of actions) {
+    throwIfLeadershipLost(context.signal);
     switch (action.kind) {
       case 'unlabelPrimary':
-        await labelPod(context.client, namespace, action.pod, null);
+        await label(action.pod, null);
+        break;
+      case 'detach':
+        await context.admin.makeReplicaOf(endpointOf(action.pod), FENCED_PRIMARY_HOST, FENCED_PRIMARY_PORT);
         break;
       case 'promote':
         await context.admin.promoteToPrimary(endpointOf(action.pod));
         promoted = true;
         break;
       case 'labelPrimary':
-        await labelPod(context.client, namespace, action.pod, ROLE_PRIMARY);
+        await label(action.pod, ROLE_PRIMARY);
         break;
       case 'replicateFrom':
-        await context.admin.makeReplicaOf(endpointOf(action.pod), action.primaryAddress, action.primaryPort);
+        await context.admin.makeReplicaOf(endpointOf(action.pod), action.primaryAddress, action.primaryPort, {
+          // REPLICAOF to the primary already followed is a no-op in Redis: only a dropped link reconnects.
+          reconnectIfAlreadyFollowing: action.reason === 'link-down',
+        });
         break;
+      case 'switchover': {
+        const others = context.members.filter((member) => member.name !== action.from && member.name !== action.to && member.address && !member.terminating);
+        const result = await context.admin.switchover({
+          primary: endpointOf(action.from),
+          target: endpointOf(action.to),
+          otherReplicas: others.map((member) => endpointOf(member.name)),
+          signal: context.signal,
+        });
+        if (result.outcome !== 'completed') return { promoted, switchoverAborted: result.reason };
+        promoted = true;
+        await label(action.from, null);
+        await label(action.to, ROLE_PRIMARY);
+        break;
+      }
       case 'setMinReplicasToWrite':
         await context.admin.configSet(endpointOf(action.pod), { 'min-replicas-to-write': String(action.value) });
         break;

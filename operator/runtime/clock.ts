@@ -6,13 +6,20 @@ export type TimerHandle = ReturnType<typeof setTimeout>;
  * globals at call time, which is what jest's modern fake timers replace.
  */
 export interface Clock {
+  /** Wall-clock time, for timestamps other processes read (a Lease's renewTime, Events). */
   nowMs(): number;
+  /**
+   * Monotonic time, for every duration and deadline (invariant I7 in docs/failover.md): a wall-clock jump neither
+   * shortens a lease nor fires a timer early. Fake clocks that do not model it fall back to `nowMs`.
+   */
+  monotonicMs?(): number;
   setTimeout(callback: () => void, delayMs: number): TimerHandle;
   clearTimeout(handle: TimerHandle): void;
 }
 
 export const systemClock: Clock = {
   nowMs: () => Date.now(),
+  monotonicMs: () => performance.now(),
   setTimeout: (callback, delayMs) => setTimeout(callback, delayMs),
   clearTimeout: (handle) => clearTimeout(handle),
 };
@@ -33,4 +40,9 @@ export function sleep(clock: Clock, delayMs: number, signal?: AbortSignal): Prom
     }, Math.max(0, delayMs));
     signal?.addEventListener('abort', onAbort, { once: true });
   });
+}
+
+/** Monotonic milliseconds of a clock (its wall clock when it has no monotonic one, as fake clocks do). */
+export function monotonicNow(clock: Clock): number {
+  return clock.monotonicMs?.() ?? clock.nowMs();
 }

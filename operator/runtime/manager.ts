@@ -202,7 +202,8 @@ export class Manager implements ControllerHost {
   private async shutDown(): Promise<void> {
     this.state = 'stopping';
     this.logger.info('shutting down');
-    const deadlineMs = this.options.gracefulShutdownTimeoutMs ?? 30_000;
+    // A controller that lost its lease must not finish what it started (I6): in-flight reconciles are aborted at once.
+    const deadlineMs = this.leadershipLost !== undefined ? 0 : (this.options.gracefulShutdownTimeoutMs ?? 30_000);
     await Promise.all(this.controllers.map((controller) => controller.stop(deadlineMs)));
     // Release only after reconciles stopped, so the successor never overlaps with us.
     if (this.elector) {

@@ -1,7 +1,9 @@
 /** The pure failover and topology planner: observed members in, ordered actions out. */
 export { planTopology } from './plan-topology';
+export { electProvablyCurrent, isServing, type ElectionOutcome } from './member-ranking';
 export type {
   ClusterMember,
+  PrimaryRecord,
   ReplicateFromReason,
   TopologyAction,
   TopologyHealth,

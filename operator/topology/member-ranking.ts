@@ -1,5 +1,5 @@
-import type { ReachableRedisObservation } from '../redis/observation';
-import type { ClusterMember } from './types';
+import { answeredWithError, type ReachableRedisObservation } from '../redis/observation';
+import type { ClusterMember, PrimaryRecord } from './types';
 
 /** A member that answered its probe and is not loading: the only kind the planner acts on or through. */
 export interface ServingMember extends ClusterMember {
@@ -17,19 +17,83 @@ export function isServing(member: ClusterMember): member is ServingMember {
 }
 
 /**
- * The member holding the longest prefix of the shared replication stream: highest offset; on a tie the one
- * already primary (saves a promotion, e.g. when a controller died right after promoting), then the lowest
- * ordinal (a fresh cluster elects ordinal 0).
+ * The server is alive even though it is not usable: it replied with an error (`-WRONGPASS`, `-NOAUTH`, `-BUSY`) or
+ * is loading its data set. Invariant I4: this never counts as "primary down".
  */
-export function mostAdvanced(members: readonly ServingMember[]): ServingMember | undefined {
-  return [...members].sort(
-    (a, b) =>
-      b.observation.offset - a.observation.offset ||
-      primaryFirst(a) - primaryFirst(b) ||
-      a.ordinal - b.ordinal,
-  )[0];
+export function isAliveButNotServing(member: ClusterMember): boolean {
+  if (answeredWithError(member.observation)) return true;
+  return member.observation?.reachable === true && member.observation.loading;
 }
 
-function primaryFirst(member: ServingMember): number {
-  return member.observation.role === 'primary' ? 0 : 1;
+/** What to call a member that cannot take part in an election, for a reason a human reads. */
+export function whyNotComparable(member: ClusterMember): string | undefined {
+  if (member.address === null) return `${member.name} (no running pod)`;
+  const observation = member.observation;
+  if (observation === null) return `${member.name} (not probed)`;
+  if (!observation.reachable) {
+    return `${member.name} (${answeredWithError(observation) ? 'refuses the controller' : 'unreachable'}: ${observation.error.message})`;
+  }
+  if (observation.position.kind === 'unknown') return `${member.name} (position unknown: ${observation.position.why})`;
+  return undefined;
+}
+
+/** Whether a known position belongs to the recorded history (directly, or as the history before a promotion). */
+function sharesHistory(observation: ReachableRedisObservation, replicationId: string | undefined): boolean {
+  const position = observation.position;
+  if (position.kind !== 'known') return false;
+  return replicationId === undefined || position.replicationId === replicationId || position.secondaryReplicationId === replicationId;
+}
+
+function knownOffset(observation: ReachableRedisObservation): number {
+  return observation.position.kind === 'known' ? observation.position.offset : -1;
+}
+
+/** The outcome of an election: one provably current member, or why none can be chosen. */
+export type ElectionOutcome =
+  | { readonly kind: 'chosen'; readonly member: ServingMember; readonly basis: string }
+  | { readonly kind: 'wait'; readonly reason: string };
+
+/**
+ * Invariant I1: picks the member that provably holds every write the recorded history acknowledged, or says what
+ * the choice waits for. A write acknowledged with `WAIT 1` reached the primary and at least one other member, so
+ * when every member other than the failed primary reports a comparable position (known, or empty), the one with
+ * the highest offset in the recorded history holds all of them. Any member whose position cannot be compared
+ * (unreachable, refusing, loading, restarted from AOF) might hold a write nobody else has: then nobody is chosen.
+ *
+ * `eligible` narrows who may *win* (not Terminating, not being scaled away); every member still counts as a
+ * possible holder of acknowledged writes.
+ */
+export function electProvablyCurrent(
+  members: readonly ClusterMember[],
+  failedPrimary: string | undefined,
+  record: PrimaryRecord | undefined,
+  eligible: (member: ClusterMember) => boolean,
+): ElectionOutcome {
+  const others = members.filter((member) => member.name !== failedPrimary);
+  const blockers = others.map(whyNotComparable).filter((why): why is string => why !== undefined);
+  if (blockers.length > 0) {
+    return { kind: 'wait', reason: `waiting for ${blockers.join(', ')}: any of them may hold acknowledged writes no other member has` };
+  }
+  const serving = others.filter(isServing);
+  let history = record?.replicationId;
+  if (history === undefined) {
+    // No history recorded yet (a cluster created by an older controller): the known positions must agree on one.
+    const histories = new Set(serving.flatMap((member) => (member.observation.position.kind === 'known' ? [member.observation.position.replicationId] : [])));
+    if (histories.size > 1) {
+      return { kind: 'wait', reason: `members report ${histories.size} different replication histories and none is recorded: choose one with the force-primary annotation` };
+    }
+    history = [...histories][0];
+  }
+  const inHistory = serving.filter((member) => sharesHistory(member.observation, history));
+  const best = [...inHistory].sort((a, b) => knownOffset(b.observation) - knownOffset(a.observation) || a.ordinal - b.ordinal)[0];
+  if (best === undefined) {
+    return { kind: 'wait', reason: 'no member holds the recorded replication history' };
+  }
+  const winner = inHistory
+    .filter((member) => eligible(member) && knownOffset(member.observation) === knownOffset(best.observation))
+    .sort((a, b) => a.ordinal - b.ordinal)[0];
+  if (winner === undefined) {
+    return { kind: 'wait', reason: `${best.name} holds the most writes (offset ${knownOffset(best.observation)}) but may not become primary (Terminating or being scaled away)` };
+  }
+  return { kind: 'chosen', member: winner, basis: `it holds the recorded history at the highest offset (${knownOffset(winner.observation)}) and every other member's position is known` };
 }

@@ -1,49 +1,43 @@
-import { isServing, mostAdvanced, type ServingMember } from './member-ranking';
-import type { ClusterMember, TopologyAction, TopologyHealth, TopologyInput, TopologyMemory, TopologyPlan } from './types';
+import { electProvablyCurrent, isAliveButNotServing, isServing, type ServingMember } from './member-ranking';
+import type { ClusterMember, PrimaryRecord, TopologyAction, TopologyHealth, TopologyInput, TopologyMemory, TopologyPlan } from './types';
 
 /**
- * Decides the next replication steps of one cluster from what was just observed. Pure: no I/O, no clock.
+ * Decides the next replication steps of one cluster from what was just observed and the durable record of who is
+ * primary. Pure: no I/O, no clock. The design, its invariants (I1–I7) and the failure cases it handles are in
+ * docs/failover.md; keep the two in step.
  *
  * Rules, in the order they apply:
  *
- * 1. **One label.** If several pods carry the primary label, all but one (the serving primary with the
- *    highest offset) are unlabelled first.
- * 2. **Election when no pod is labelled** (a fresh cluster, a deleted primary pod, or a controller that died
- *    mid-failover after unlabelling): the primary is derived from observed state alone — a serving pod that
- *    reports role primary with replicas attached, otherwise the serving pod with the highest offset (ties:
- *    already primary, then lowest ordinal; a fresh cluster elects ordinal 0). It is promoted if needed, then
- *    labelled, then every other pod is pointed at it.
- * 3. **A labelled pod that reports role replica** (someone else switched over, or a half-done promotion)
- *    is treated like rule 2; the label moves only after an `unlabelPrimary`.
- * 4. **Healthy labelled primary**: every other serving pod must replicate from its address. A pod reporting
- *    role primary is demoted (fencing: an old primary that comes back becomes a replica before it can be
- *    labelled or take traffic); a replica following another address is repointed; a replica whose link to
- *    the right primary has been down longer than `replicaLinkDownRepairSeconds` is told to reconnect.
- * 5. **Labelled primary not serving** (unreachable, frozen, loading, or its pod gone): a detection timer
- *    starts (kept in `memory`). Only once it has run `failureDetectionMilliseconds` and automatic failover
- *    is on does failover happen: unlabel the old primary, promote the serving replica with the highest
- *    offset (ties: lowest ordinal) — replicas of one primary share one stream, so that replica holds every
- *    write any replica acknowledged, hence every write acknowledged with `WAIT 1` — label it, repoint the
- *    other replicas, emit an Event.
- *    - *Veto*: if a serving replica reports its link to the old primary up with `primaryLastIoSecondsAgo`
- *      ≤ 1, the primary is alive and only the controller is cut off from it; failing over would create a
- *      second primary. Pods run with `repl-ping-replica-period 1`, so a live primary refreshes that figure
- *      every second even without writes, and a frozen one stops refreshing it within two.
- *    - With no serving replica there is nothing to promote: Degraded.
- * 6. **Idempotent**: a healthy, correct topology yields no actions.
- *
- * Known limit: a labelled primary that restarts *empty* within the detection time (no persistence) is seen
- * as a healthy primary and its replicas resync from it; pods must not come back as empty primaries.
+ * 1. **The record names the primary**, not the labels. Without a record, a labelled pod is adopted (clusters made
+ *    by an older controller); without either, a cluster is bootstrapped once every pod serves: ordinal 0 when no pod
+ *    holds data, else the provably current member (I1).
+ * 2. **One label**: every labelled pod other than the recorded primary is unlabelled first.
+ * 3. **Recorded primary serving as primary**: every other serving pod replicates from its address (a pod reporting
+ *    role primary is demoted: fencing a returning old primary); links down too long are reconnected; the learned
+ *    replication ID is recorded. A Terminating primary that still runs is switched over (fenced, planned).
+ * 4. **Recorded primary restarted as a (fenced) replica**: it holds every write its epoch acknowledged (each reached
+ *    it before the reply), so it is promoted again — unless it came back empty (lost volume), which counts as down.
+ *    If it follows a live primary (an unfinished switchover), that primary is recorded instead.
+ * 5. **Recorded primary alive but refusing** (`-WRONGPASS`, `-NOAUTH`, `-BUSY`, `-LOADING`): no timer (I4); wait.
+ * 6. **Recorded primary not answering**: a detection timer (monotonic, I7) runs `failureDetectionMilliseconds`, and,
+ *    with `min-replicas-to-write`, at least until the old primary refuses writes by itself (I2). Then, if automatic
+ *    failover is on and no replica still hears from the primary (veto), the provably current member is chosen (I1)
+ *    or the cluster waits naming what for; a new record (epoch + 1) is written first (I5), every other member is
+ *    detached from the old primary (I2), the chosen one promoted, the others repointed, the label moved (I3).
+ * 7. **Idempotent**: a healthy, correct topology yields no actions and no record.
  */
 export function planTopology(input: TopologyInput): TopologyPlan {
   return new TopologyPlanner(input).plan();
 }
+
+const DEFAULT_MIN_REPLICAS_MAX_LAG_SECONDS = 1;
 
 class TopologyPlanner {
   private readonly failureDetectionMilliseconds: number;
   private readonly probeIntervalMilliseconds: number;
   private readonly redisPort: number;
   private readonly actions: TopologyAction[] = [];
+  private record: PrimaryRecord | undefined;
 
   constructor(private readonly input: TopologyInput) {
     this.failureDetectionMilliseconds = input.failureDetectionMilliseconds ?? 2000;
@@ -52,78 +46,73 @@ class TopologyPlanner {
   }
 
   plan(): TopologyPlan {
-    const labelled = this.keepOneLabel();
-    if (labelled === undefined) {
-      return this.elect(undefined, 'no pod is labelled primary');
+    const recorded = this.input.record ?? this.adoptLabelledPrimary();
+    if (recorded === undefined) return this.bootstrap();
+    if (this.input.record === undefined) this.record = recorded;
+    const primary = this.member(recorded.primary);
+    this.unlabelAllBut(recorded.primary);
+    if (primary === undefined || !isServing(primary)) {
+      return isAliveButNotServing(primary ?? this.absent(recorded.primary))
+        ? this.primaryAliveButRefusing(primary!)
+        : this.primaryNotServing(recorded, primary);
     }
-    if (!isServing(labelled)) {
-      return this.primaryNotServing(labelled);
+    if (primary.observation.role === 'primary') {
+      if (primary.terminating) return this.switchAwayFrom(recorded, primary);
+      return this.steady(recorded, primary);
     }
-    if (labelled.observation.role === 'replica') {
-      return this.elect(labelled, `labelled primary ${labelled.name} reports role replica`);
-    }
-    return this.steady(labelled);
+    return this.primaryIsReplica(recorded, primary);
   }
 
-  /** Rule 1: unlabels extra labelled pods and returns the one that keeps the label. */
-  private keepOneLabel(): ClusterMember | undefined {
+  /** Rule 1: a cluster made before the record existed keeps the primary it has. */
+  private adoptLabelledPrimary(): PrimaryRecord | undefined {
     const labelled = this.input.members.filter((member) => member.labelledPrimary);
-    if (labelled.length <= 1) {
-      return labelled[0];
-    }
-    const serving = labelled.filter(isServing);
-    const keep =
-      mostAdvanced(serving.filter((member) => member.observation.role === 'primary')) ??
-      mostAdvanced(serving) ??
-      [...labelled].sort((a, b) => a.ordinal - b.ordinal)[0]!;
-    for (const member of labelled) {
-      if (member !== keep) {
-        this.actions.push({ kind: 'unlabelPrimary', pod: member.name });
-      }
-    }
-    this.event('Warning', 'MultiplePrimaryLabels', `${labelled.length} pods were labelled primary; kept ${keep.name}`);
-    return keep;
+    const keep = labelled.find((member) => isServing(member) && member.observation.role === 'primary') ?? [...labelled].sort((a, b) => a.ordinal - b.ordinal)[0];
+    return keep === undefined ? undefined : { primary: keep.name, epoch: 1 };
   }
 
-  /** Rules 2 and 3: derive the primary from observed state and make it so. */
-  private elect(labelled: ServingMember | undefined, why: string): TopologyPlan {
+  /** Rule 1: the first primary of a cluster. */
+  private bootstrap(): TopologyPlan {
+    const notServing = this.input.members.filter((member) => !isServing(member));
+    const missing = this.input.desiredReplicas - this.input.members.length;
+    if (missing > 0 || notServing.length > 0) {
+      const waiting = [...notServing.map((member) => member.name), ...(missing > 0 ? [`${missing} pods not created yet`] : [])].join(', ');
+      return this.result('Degraded', `waiting for ${waiting} to serve before choosing the first primary`, null, {});
+    }
     const serving = this.serving();
-    if (serving.length === 0) {
-      return this.result('Degraded', `${why} and no pod is reachable`, null, this.input.memory);
+    const holdingData = serving.filter((member) => member.observation.position.kind !== 'empty');
+    let chosen: ServingMember | undefined;
+    let basis: string;
+    if (this.forced() !== undefined) {
+      chosen = this.forced()!;
+      basis = 'a human chose it with the force-primary annotation';
+    } else if (holdingData.length === 0) {
+      chosen = [...serving].sort((a, b) => a.ordinal - b.ordinal).find((member) => this.mayLead(member));
+      basis = 'no pod holds data (a new cluster)';
+    } else if (holdingData.length === 1) {
+      chosen = this.mayLead(holdingData[0]!) ? holdingData[0] : undefined;
+      basis = 'it is the only pod holding data';
+    } else {
+      const election = electProvablyCurrent(this.input.members, undefined, undefined, (member) => this.mayLead(member));
+      if (election.kind === 'wait') return this.result('Degraded', `no recorded primary and ${election.reason}`, null, {});
+      chosen = election.member;
+      basis = election.basis;
     }
-    const primaryWithReplicas = mostAdvanced(
-      serving.filter((member) => member.observation.role === 'primary' && member.observation.connectedReplicas.length > 0),
-    );
-    const chosen = primaryWithReplicas ?? mostAdvanced(serving)!;
-    const hasReplicatedData = serving.some(
-      (member) => member.observation.role === 'replica' && member.observation.offset > 0,
-    );
-    if (labelled !== undefined && labelled !== chosen) {
-      this.actions.push({ kind: 'unlabelPrimary', pod: labelled.name });
-    }
-    if (chosen.observation.role !== 'primary') {
-      this.actions.push({ kind: 'promote', pod: chosen.name });
-    }
-    if (labelled !== chosen) {
-      this.actions.push({ kind: 'labelPrimary', pod: chosen.name });
-    }
-    this.alignFollowers(chosen);
-    this.applyMinReplicasToWrite();
-    const basis = primaryWithReplicas !== undefined ? 'it is primary with replicas attached' : 'it has the highest offset';
-    const message =
-      hasReplicatedData || labelled !== undefined
-        ? `${why}; chose ${chosen.name} (offset ${chosen.observation.offset}) because ${basis}`
-        : `bootstrapped ${chosen.name} as primary of a fresh cluster`;
-    this.event('Normal', hasReplicatedData ? 'PrimaryDerived' : 'PrimaryElected', message);
-    return this.result('Converging', message, chosen.name, {});
+    if (chosen === undefined) return this.result('Degraded', 'no pod may become the first primary', null, {});
+    this.record = { primary: chosen.name, epoch: 1 };
+    return this.promoteAndAlign(chosen, 'PrimaryElected', `chose ${chosen.name} as the first primary because ${basis}`);
   }
 
-  /** Rules 4 and 6. */
-  private steady(primary: ServingMember): TopologyPlan {
+  /** Rule 3. */
+  private steady(recorded: PrimaryRecord, primary: ServingMember): TopologyPlan {
     const memory = this.input.memory;
     if (memory.suspectPrimary === primary.name) {
       this.event('Normal', 'PrimaryRecovered', `primary ${primary.name} answers again`);
     }
+    const replicationId = primary.observation.position.kind === 'known' ? primary.observation.position.replicationId : undefined;
+    if (replicationId !== undefined && recorded.replicationId !== replicationId) {
+      this.record = { ...(this.record ?? recorded), replicationId };
+    }
+    if (!primary.labelledPrimary) this.actions.push({ kind: 'labelPrimary', pod: primary.name });
     this.alignFollowers(primary);
     this.applyMinReplicasToWrite();
     if (this.actions.some((action) => action.kind !== 'emitEvent')) {
@@ -137,108 +126,122 @@ class TopologyPlanner {
     return this.result('Healthy', `primary ${primary.name} with ${ready} replicas in sync`, primary.name, {});
   }
 
+  /** Rule 4. */
+  private primaryIsReplica(recorded: PrimaryRecord, primary: ServingMember): TopologyPlan {
+    const followed = this.serving().find(
+      (member) => member !== primary && member.address === primary.observation.primaryHost && member.observation.role === 'primary',
+    );
+    if (followed !== undefined && primary.observation.primaryLinkUp) {
+      // An unfinished switchover (or someone else's): the pod being followed holds the stream; record it.
+      this.record = { primary: followed.name, epoch: recorded.epoch + 1 };
+      this.event('Normal', 'PrimaryRecorded', `${primary.name} replicates from ${followed.name}, which serves as primary: recorded ${followed.name}`);
+      return this.steady(this.record, followed);
+    }
+    if (primary.observation.position.kind === 'empty') {
+      return this.primaryNotServing(recorded, primary, 'restarted without its data (empty data set)');
+    }
+    if (primary.terminating) {
+      return this.primaryNotServing(recorded, primary, 'is Terminating');
+    }
+    return this.promoteAndAlign(
+      primary,
+      'PrimaryRestarted',
+      `primary ${primary.name} restarted with its own data; promoted again: it holds every write acknowledged in epoch ${recorded.epoch}`,
+    );
+  }
+
   /** Rule 5. */
-  private primaryNotServing(primary: ClusterMember): TopologyPlan {
+  private primaryAliveButRefusing(primary: ClusterMember): TopologyPlan {
+    const observation = primary.observation;
+    const why = observation?.reachable === false ? observation.error.message : 'it is loading its data set';
+    return this.result('Degraded', `primary ${primary.name} is alive but not usable (${why}): not failing over a live primary`, primary.name, {});
+  }
+
+  /** Rule 6. */
+  private primaryNotServing(recorded: PrimaryRecord, primary: ClusterMember | undefined, problemOverride?: string): TopologyPlan {
+    const name = recorded.primary;
     const now = this.input.nowMilliseconds;
     const previous = this.input.memory;
-    const timerRunning = previous.suspectPrimary === primary.name && previous.primaryUnreachableSince !== undefined;
+    const timerRunning = previous.suspectPrimary === name && previous.primaryUnreachableSince !== undefined;
     const since = timerRunning ? previous.primaryUnreachableSince! : now;
-    const memory: TopologyMemory = { suspectPrimary: primary.name, primaryUnreachableSince: since };
-    const problem = describeNotServing(primary);
-    if (!timerRunning) {
-      this.event('Warning', 'PrimaryUnreachable', `primary ${primary.name} ${problem}`);
-    }
+    const memory: TopologyMemory = { suspectPrimary: name, primaryUnreachableSince: since };
+    const problem = problemOverride ?? describeNotServing(primary);
+    if (!timerRunning) this.event('Warning', 'PrimaryUnreachable', `primary ${name} ${problem}`);
     const unreachableMilliseconds = now - since;
-    // Reasons end up in status conditions: a timestamp keeps them stable between reconciles, where a growing
-    // duration would rewrite the status on every probe.
-    const sinceText = `since ${new Date(since).toISOString()}`;
-    const remaining = this.failureDetectionMilliseconds - unreachableMilliseconds;
+    const remaining = Math.max(this.failureDetectionMilliseconds, this.fenceMilliseconds()) - unreachableMilliseconds;
     if (remaining > 0) {
-      return this.result(
-        'PrimarySuspect',
-        `primary ${primary.name} ${problem} ${sinceText}; failover after ${this.failureDetectionMilliseconds} ms`,
-        primary.name,
-        memory,
-        Math.min(this.probeIntervalMilliseconds, remaining),
-      );
+      return this.result('PrimarySuspect', `primary ${name} ${problem}; failover after ${this.failureDetectionMilliseconds} ms`, name, memory, Math.min(this.probeIntervalMilliseconds, remaining));
     }
-    if (!this.input.automaticFailover) {
-      return this.result(
-        'Degraded',
-        `primary ${primary.name} ${problem} ${sinceText} and automatic failover is off`,
-        primary.name,
-        memory,
-      );
+    if (!this.input.automaticFailover && this.forced() === undefined) {
+      return this.result('Degraded', `primary ${name} ${problem} and automatic failover is off`, name, memory);
     }
-    const replicas = this.serving().filter((member) => member !== primary && member.observation.role === 'replica');
-    const witness = replicas.find(
+    const witness = this.serving().find(
       (replica) =>
-        primary.address !== null &&
+        replica.name !== name &&
+        primary?.address != null &&
+        replica.observation.role === 'replica' &&
         replica.observation.primaryHost === primary.address &&
         replica.observation.primaryLinkUp &&
         replica.observation.primaryLastIoSecondsAgo !== undefined &&
         replica.observation.primaryLastIoSecondsAgo <= 1,
     );
     if (witness !== undefined) {
-      return this.result(
-        'PrimarySuspect',
-        `primary ${primary.name} ${problem} but replica ${witness.name} still hears from it: ` +
-          'not failing over while only the controller may be cut off',
-        primary.name,
-        memory,
-      );
+      return this.result('PrimarySuspect', `primary ${name} ${problem} but replica ${witness.name} still hears from it: not failing over while only the controller may be cut off`, name, memory);
     }
-    const chosen = mostAdvanced(replicas);
-    if (chosen === undefined) {
-      return this.result(
-        'Degraded',
-        `primary ${primary.name} ${problem} ${sinceText} and no replica is reachable to promote`,
-        primary.name,
-        memory,
-      );
+    const forced = this.forced();
+    const election = forced
+      ? { kind: 'chosen' as const, member: forced, basis: 'a human chose it with the force-primary annotation' }
+      : electProvablyCurrent(this.input.members, name, recorded, (member) => this.mayLead(member));
+    if (election.kind === 'wait') {
+      return this.result('Degraded', `primary ${name} ${problem}; not failing over: ${election.reason}`, name, memory);
     }
-    this.actions.push(
-      { kind: 'unlabelPrimary', pod: primary.name },
-      { kind: 'promote', pod: chosen.name },
-      { kind: 'labelPrimary', pod: chosen.name },
-    );
-    this.alignFollowers(chosen);
+    const chosen = election.member;
+    this.record = { primary: chosen.name, epoch: recorded.epoch + 1 };
+    if (primary?.labelledPrimary) this.actions.push({ kind: 'unlabelPrimary', pod: name });
+    // I2: nobody may still replicate from the old primary once another member is writable.
+    for (const member of this.serving()) {
+      if (member !== chosen && member.name !== name && member.observation.role === 'replica') this.actions.push({ kind: 'detach', pod: member.name });
+    }
+    const message = `failed over from ${name} (${problem} for ${unreachableMilliseconds} ms) to ${chosen.name} in epoch ${this.record.epoch}: ${election.basis}`;
+    if (forced) this.event('Warning', 'ForcedPrimary', `promoting ${chosen.name} because the force-primary annotation names it; acknowledged writes may be lost`);
+    return this.promoteAndAlign(chosen, 'PrimaryFailedOver', message, 'Warning');
+  }
+
+  /** Rule 3, Terminating primary: a planned switchover to the provably current replica, before the pod stops. */
+  private switchAwayFrom(recorded: PrimaryRecord, primary: ServingMember): TopologyPlan {
+    const election = electProvablyCurrent(this.input.members, primary.name, recorded, (member) => this.mayLead(member) && this.followsLinked(member, primary));
+    if (election.kind === 'wait') {
+      return this.result('Degraded', `primary ${primary.name} is Terminating; no switchover yet: ${election.reason}`, primary.name, {});
+    }
+    this.record = { primary: election.member.name, epoch: recorded.epoch + 1 };
+    this.actions.push({ kind: 'switchover', from: primary.name, to: election.member.name, reason: `primary ${primary.name} is Terminating` });
+    return this.result('Converging', `switching over from Terminating ${primary.name} to ${election.member.name}`, election.member.name, {});
+  }
+
+  private promoteAndAlign(chosen: ServingMember, reason: string, message: string, type: 'Normal' | 'Warning' = 'Normal'): TopologyPlan {
+    if (chosen.observation.role !== 'primary') this.actions.push({ kind: 'promote', pod: chosen.name });
+    if (!chosen.labelledPrimary) this.actions.push({ kind: 'labelPrimary', pod: chosen.name });
+    this.alignFollowers(chosen, true);
     this.applyMinReplicasToWrite();
-    const message =
-      `failed over from ${primary.name} (${problem} for ${unreachableMilliseconds} ms) to ${chosen.name}, ` +
-      `the replica with the highest offset (${chosen.observation.offset})`;
-    this.event('Warning', 'PrimaryFailedOver', message);
+    this.event(type, reason, message);
     return this.result('Converging', message, chosen.name, {});
   }
 
   /** Points every other serving pod at `primary`, demoting any other pod that reports role primary. */
-  private alignFollowers(primary: ServingMember): void {
+  private alignFollowers(primary: ServingMember, primaryChanging = false): void {
     const linkDownRepairSeconds = this.input.replicaLinkDownRepairSeconds ?? 30;
     for (const member of this.serving()) {
-      if (member === primary) {
-        continue;
-      }
+      if (member === primary || member.terminating) continue;
       const observed = member.observation;
       const replicate = (reason: 'demote-stale-primary' | 'wrong-primary' | 'link-down'): void => {
-        this.actions.push({
-          kind: 'replicateFrom',
-          pod: member.name,
-          primaryPod: primary.name,
-          primaryAddress: primary.address,
-          primaryPort: this.redisPort,
-          reason,
-        });
+        this.actions.push({ kind: 'replicateFrom', pod: member.name, primaryPod: primary.name, primaryAddress: primary.address, primaryPort: this.redisPort, reason });
       };
       if (observed.role === 'primary') {
         replicate('demote-stale-primary');
         this.event('Warning', 'StalePrimaryDemoted', `${member.name} reported role primary; now a replica of ${primary.name}`);
-      } else if (observed.primaryHost !== primary.address || observed.primaryPort !== this.redisPort) {
+      } else if (primaryChanging || observed.primaryHost !== primary.address || observed.primaryPort !== this.redisPort) {
         replicate('wrong-primary');
-      } else if (
-        !observed.primaryLinkUp &&
-        !observed.syncInProgress &&
-        (observed.primaryLinkDownSinceSeconds ?? 0) >= linkDownRepairSeconds
-      ) {
+      } else if (!observed.primaryLinkUp && !observed.syncInProgress && (observed.primaryLinkDownSinceSeconds ?? 0) >= linkDownRepairSeconds) {
         replicate('link-down');
       }
     }
@@ -247,20 +250,51 @@ class TopologyPlanner {
   private applyMinReplicasToWrite(): void {
     const value = this.input.minReplicasToWrite ?? 0;
     for (const member of this.serving()) {
-      if (member.observation.minReplicasToWrite !== value) {
-        this.actions.push({ kind: 'setMinReplicasToWrite', pod: member.name, value });
-      }
+      if (member.observation.minReplicasToWrite !== value) this.actions.push({ kind: 'setMinReplicasToWrite', pod: member.name, value });
     }
   }
 
+  private unlabelAllBut(primary: string): void {
+    const extra = this.input.members.filter((member) => member.labelledPrimary && member.name !== primary);
+    for (const member of extra) this.actions.push({ kind: 'unlabelPrimary', pod: member.name });
+    if (extra.length > 0) this.event('Warning', 'MultiplePrimaryLabels', `unlabelled ${extra.map((member) => member.name).join(', ')}: the recorded primary is ${primary}`);
+  }
+
+  /**
+   * With `min-replicas-to-write`, an old primary cut off from its replicas keeps accepting writes until their
+   * acknowledgements are older than `min-replicas-max-lag` (whole seconds, refreshed once a second): no member is
+   * promoted before that (I2, I3).
+   */
+  private fenceMilliseconds(): number {
+    if ((this.input.minReplicasToWrite ?? 0) === 0) return 0;
+    return ((this.input.minReplicasMaxLagSeconds ?? DEFAULT_MIN_REPLICAS_MAX_LAG_SECONDS) + 2) * 1000;
+  }
+
+  /** Who may become primary: not Terminating and not being scaled away. */
+  private mayLead(member: ClusterMember): boolean {
+    return !member.terminating && member.ordinal < this.input.desiredReplicas;
+  }
+
+  private followsLinked(member: ClusterMember, primary: ServingMember): boolean {
+    return isServing(member) && member.observation.role === 'replica' && member.observation.primaryHost === primary.address && member.observation.primaryLinkUp;
+  }
+
+  private forced(): ServingMember | undefined {
+    const name = this.input.forcedPrimary;
+    const member = name === undefined ? undefined : this.member(name);
+    return member !== undefined && isServing(member) && !member.terminating ? member : undefined;
+  }
+
   private readyReplicas(primary: ServingMember): number {
-    return this.serving().filter(
-      (member) =>
-        member !== primary &&
-        member.observation.role === 'replica' &&
-        member.observation.primaryHost === primary.address &&
-        member.observation.primaryLinkUp,
-    ).length;
+    return this.serving().filter((member) => member !== primary && this.followsLinked(member, primary)).length;
+  }
+
+  private member(name: string): ClusterMember | undefined {
+    return this.input.members.find((member) => member.name === name);
+  }
+
+  private absent(name: string): ClusterMember {
+    return { name, ordinal: -1, address: null, labelledPrimary: false, observation: null };
   }
 
   private serving(): ServingMember[] {
@@ -271,29 +305,18 @@ class TopologyPlanner {
     this.actions.push({ kind: 'emitEvent', type, reason, message });
   }
 
-  private result(
-    health: TopologyHealth,
-    reason: string,
-    primary: string | null,
-    memory: TopologyMemory,
-    requeueAfterMilliseconds = this.probeIntervalMilliseconds,
-  ): TopologyPlan {
-    const primaryMember = this.input.members.find((member) => member.name === primary);
+  private result(health: TopologyHealth, reason: string, primary: string | null, memory: TopologyMemory, requeueAfterMilliseconds = this.probeIntervalMilliseconds): TopologyPlan {
+    const primaryMember = primary === null ? undefined : this.member(primary);
     const readyReplicas = primaryMember !== undefined && isServing(primaryMember) ? this.readyReplicas(primaryMember) : 0;
-    return { actions: this.actions, memory, health, reason, primary, readyReplicas, requeueAfterMilliseconds };
+    return { actions: this.actions, record: this.record, memory, health, reason, primary, readyReplicas, requeueAfterMilliseconds };
   }
 }
 
-function describeNotServing(member: ClusterMember): string {
-  if (member.address === null) {
-    return 'has no running pod';
-  }
+function describeNotServing(member: ClusterMember | undefined): string {
+  if (member === undefined) return 'has no pod';
+  if (member.address === null) return 'has no running pod';
   const observation = member.observation;
-  if (observation === null) {
-    return 'was not probed';
-  }
-  if (!observation.reachable) {
-    return `is unreachable (${observation.error.message})`;
-  }
+  if (observation === null) return 'was not probed';
+  if (!observation.reachable) return `is unreachable (${observation.error.message})`;
   return 'is loading its data set';
 }

@@ -163,17 +163,19 @@ export const RedisClusterSpecSchema = Type.Object(
       Type.Integer({
         minimum: 0,
         maximum: 14,
-        default: 0,
         description:
-          'Redis min-replicas-to-write: the primary refuses writes with fewer connected replicas. Must be less than replicas.',
+          'Redis min-replicas-to-write: the primary refuses writes with fewer connected replicas. Must be less than replicas. ' +
+          'Default: 1 when replicas >= 2 (an isolated old primary refuses writes before a new one is promoted), else 0.',
       }),
     ),
     minReplicasMaxLagSeconds: Type.Optional(
       Type.Integer({
         minimum: 1,
         maximum: 3600,
-        default: 10,
-        description: 'Redis min-replicas-max-lag: a replica silent for longer does not count towards minReplicasToWrite.',
+        default: 1,
+        description:
+          'Redis min-replicas-max-lag: a replica silent for longer does not count towards minReplicasToWrite. ' +
+          'Failover waits at least this + 2 s, so an isolated old primary has stopped accepting writes first.',
       }),
     ),
     persistence: Type.Optional(

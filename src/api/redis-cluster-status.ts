@@ -32,6 +32,19 @@ export const RedisClusterStatusSchema = Type.Object(
     ),
     ready: Type.Optional(Type.String({ description: 'readyReplicas/replicas, for the printer column.' })),
     primary: Type.Optional(Type.String({ description: 'Name of the pod that is the current primary.' })),
+    primaryRecord: Type.Optional(
+      Type.Object(
+        {
+          primary: Type.String({ minLength: 1, description: 'The pod chosen as primary.' }),
+          epoch: Type.Integer({ minimum: 1, format: 'int64', description: 'Grows by one at every change of primary.' }),
+          replicationId: Type.Optional(Type.String({ description: "The primary's replication history (master_replid) once observed." })),
+        },
+        {
+          description:
+            'The durable failover decision (docs/failover.md, I5): written with a resourceVersion precondition before the topology changes.',
+        },
+      ),
+    ),
     selector: Type.Optional(Type.String({ description: 'Label selector of the Redis pods, for the scale subresource.' })),
     currentVersion: Type.Optional(Type.String({ description: 'Redis version every pod runs, once a rollout is complete.' })),
     lastFailoverTime: Type.Optional(Type.String({ format: 'date-time' })),

@@ -9,8 +9,8 @@ describe('resolveSpec', () => {
       version: '7.2',
       automaticFailover: true,
       failureDetectionMilliseconds: 2000,
-      minReplicasToWrite: 0,
-      minReplicasMaxLagSeconds: 10,
+      minReplicasToWrite: 1,
+      minReplicasMaxLagSeconds: 1,
       persistence: 'AOF',
       storage: { size: '1Gi', reclaimPolicy: 'Retain' },
       auth: { passwordSecretKey: 'password' },
@@ -32,13 +32,22 @@ describe('resolveSpec', () => {
     expect(spec).toEqual({ replicas: 2 });
   });
 
-  // The apiserver defaults from the same schema; ajv's useDefaults stands in for it offline.
+  it('asks for one in-sync replica by default when there is a replica, and none for a single pod', () => {
+    expect(resolveSpec({ replicas: 2 }).minReplicasToWrite).toBe(1);
+    expect(resolveSpec({ replicas: 1 }).minReplicasToWrite).toBe(0);
+    expect(resolveSpec({ replicas: 5, minReplicasToWrite: 2 }).minReplicasToWrite).toBe(2);
+  });
+
+  // The apiserver defaults from the same schema; ajv's useDefaults stands in for it offline. minReplicasToWrite is
+  // the one default that depends on another field, so it is resolved after the schema's defaults.
   it.each(loadSpecFixtures().valid.map((fixture) => [fixture.name, fixture.spec] as const))(
     'defaults %s exactly as schema-driven defaulting does',
     (_name, spec) => {
       const object = { apiVersion: 'redis.redkite.io/v1alpha1', kind: 'RedisCluster', metadata: { name: 'x' }, spec: structuredClone(spec) };
       expect(redisClusterValidator()(object)).toBe(true);
-      expect(resolveSpec(spec)).toEqual(object.spec);
+      const { minReplicasToWrite, ...schemaDefaulted } = resolveSpec(spec);
+      expect(schemaDefaulted).toEqual({ ...object.spec, minReplicasToWrite: undefined });
+      expect(minReplicasToWrite).toBe(spec.minReplicasToWrite ?? (schemaDefaulted.replicas >= 2 ? 1 : 0));
     },
   );
 });

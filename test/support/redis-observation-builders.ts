@@ -7,7 +7,11 @@ export function addressOf(ordinal: number): string {
 
 /** A Redis that answered the probe as a standalone primary with no replicas; override what a test needs. */
 export function answeringRedisObservation(overrides: Partial<ReachableRedisObservation> = {}): ReachableRedisObservation {
+  const replicationId = overrides.replicationId ?? 'history-a';
+  const offset = overrides.offset ?? 0;
   return {
+    position: { kind: 'known', replicationId, offset, secondaryReplicationId: undefined, secondaryOffset: undefined },
+    keys: 0,
     reachable: true,
     role: 'primary',
     runId: 'run',
@@ -25,5 +29,5 @@ export function answeringRedisObservation(overrides: Partial<ReachableRedisObser
     loading: false,
     failoverState: 'no-failover',
     ...overrides,
-  };
+  } as ReachableRedisObservation;
 }

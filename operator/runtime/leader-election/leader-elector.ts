@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { Clock, TimerHandle, sleep, systemClock } from '../clock';
+import { Clock, TimerHandle, monotonicNow, sleep, systemClock } from '../clock';
 import { isConflict } from '../errors';
 import { LeaseDecision, LeaseObservation, decideLease } from './lease-decision';
 import type { LeaseLock, ObservedLease } from './lease-lock';
@@ -103,7 +103,7 @@ export class LeaderElector {
     this.currentState = 'candidate';
     this.logger.info({ lease: this.lock.description, identity: this.identity }, 'campaigning for leadership');
     while (!stop.aborted) {
-      const attemptStartMs = this.clock.nowMs();
+      const attemptStartMs = monotonicNow(this.clock);
       if (await this.tryAcquireOrRenew(this.retryPeriodMs, stop)) {
         this.startLeading(attemptStartMs);
         break;
@@ -113,7 +113,7 @@ export class LeaderElector {
     while (!stop.aborted && this.isLeader) {
       await sleep(this.clock, this.retryPeriodMs, anySignal(stop, this.leadership?.signal));
       if (stop.aborted || !this.isLeader) break;
-      const attemptStartMs = this.clock.nowMs();
+      const attemptStartMs = monotonicNow(this.clock);
       const remainingMs = this.lastRenewStartMs + this.renewDeadlineMs - attemptStartMs;
       const renewed = await this.tryAcquireOrRenew(Math.max(1, Math.min(this.retryPeriodMs, remainingMs)), stop);
       // The fence may have fired while the request was in flight; a late success must not revive leadership.
@@ -162,7 +162,7 @@ export class LeaderElector {
   private armFence(renewStartMs: number): void {
     this.lastRenewStartMs = renewStartMs;
     if (this.fenceTimer !== undefined) this.clock.clearTimeout(this.fenceTimer);
-    const delayMs = renewStartMs + this.renewDeadlineMs - this.clock.nowMs();
+    const delayMs = renewStartMs + this.renewDeadlineMs - monotonicNow(this.clock);
     this.fenceTimer = this.clock.setTimeout(() => this.stopLeading('renew-deadline-exceeded'), Math.max(0, delayMs));
   }
 
@@ -189,6 +189,7 @@ export class LeaderElector {
         previous: this.observation,
         identity: this.identity,
         nowMs: this.clock.nowMs(),
+        monotonicNowMs: monotonicNow(this.clock),
         leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000),
       });
       this.observation = observation;
@@ -217,7 +218,7 @@ export class LeaderElector {
         this.lastObserved = await this.lock.update(decision.record, decision.resourceVersion, signal);
         break;
     }
-    this.observation = { recordJson: JSON.stringify(this.lastObserved.record), observedAtMs: this.clock.nowMs() };
+    this.observation = { recordJson: JSON.stringify(this.lastObserved.record), observedAtMs: monotonicNow(this.clock) };
     this.noticeHolder(this.identity);
     return true;
   }

@@ -5,7 +5,7 @@ import type { LeaseRecord, ObservedLease } from './lease-lock';
 export interface LeaseObservation {
   /** The record as last read, compared by value to notice the holder renewing. */
   readonly recordJson: string;
-  /** Our local clock when the record last changed. Expiry is judged by this, not by the holder's clock. */
+  /** Our monotonic clock when the record last changed. Expiry is judged by this, not by the holder's clock (I7). */
   readonly observedAtMs: number;
 }
 
@@ -24,10 +24,14 @@ export function decideLease(input: {
   readonly stored: ObservedLease | undefined;
   readonly previous: LeaseObservation | undefined;
   readonly identity: string;
+  /** Wall clock, written into the record. */
   readonly nowMs: number;
+  /** Monotonic clock, for expiry. @default nowMs */
+  readonly monotonicNowMs?: number;
   readonly leaseDurationSeconds: number;
 }): { readonly decision: LeaseDecision; readonly observation: LeaseObservation | undefined } {
   const { stored, previous, identity, nowMs, leaseDurationSeconds } = input;
+  const monotonicNowMs = input.monotonicNowMs ?? nowMs;
   const now = toMicroTime(nowMs);
   if (!stored) {
     return {
@@ -40,12 +44,12 @@ export function decideLease(input: {
   }
   const recordJson = JSON.stringify(stored.record);
   const observation: LeaseObservation =
-    previous && previous.recordJson === recordJson ? previous : { recordJson, observedAtMs: nowMs };
+    previous && previous.recordJson === recordJson ? previous : { recordJson, observedAtMs: monotonicNowMs };
   const { holderIdentity } = stored.record;
   const heldByUs = holderIdentity === identity;
   const heldByOther = holderIdentity !== '' && !heldByUs;
   const expiresAtMs = observation.observedAtMs + stored.record.leaseDurationSeconds * 1000;
-  if (heldByOther && nowMs < expiresAtMs) {
+  if (heldByOther && monotonicNowMs < expiresAtMs) {
     return { decision: { action: 'wait', holderIdentity }, observation };
   }
   return {

@@ -17,6 +17,7 @@ function plan(overrides: Partial<TopologyPlan> = {}): TopologyPlan {
     readyReplicas: 2,
     requeueAfterMilliseconds: 500,
     ...overrides,
+    record: overrides.record,
   };
 }
 

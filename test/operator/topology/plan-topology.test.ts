@@ -1,31 +1,30 @@
-import { planTopology, type TopologyAction, type TopologyInput } from '../../../operator/topology';
+import { planTopology, type PrimaryRecord, type TopologyInput, type TopologyPlan } from '../../../operator/topology';
 import {
+  emptyMember,
   events,
   gone,
   input,
   orphanedReplica,
   primary,
+  refusing,
   replica,
+  restartedFromAof,
   steps,
+  terminating,
   unreachable,
 } from './cluster-builders';
 
 const unlabel = (ordinal: number) => ({ kind: 'unlabelPrimary', pod: `cache-${ordinal}` });
+const detach = (ordinal: number) => ({ kind: 'detach', pod: `cache-${ordinal}` });
 const promote = (ordinal: number) => ({ kind: 'promote', pod: `cache-${ordinal}` });
 const label = (ordinal: number) => ({ kind: 'labelPrimary', pod: `cache-${ordinal}` });
-const follow = (ordinal: number, of: number, reason = 'wrong-primary') => ({
-  kind: 'replicateFrom',
-  pod: `cache-${ordinal}`,
-  primaryPod: `cache-${of}`,
-  reason,
-});
+const follow = (ordinal: number, of: number, reason = 'wrong-primary') => ({ kind: 'replicateFrom', pod: `cache-${ordinal}`, primaryPod: `cache-${of}`, reason });
+
+/** The record of a cluster whose primary is cache-0 in epoch 4 of history `history-a`. */
+const RECORD: PrimaryRecord = { primary: 'cache-0', epoch: 4, replicationId: 'history-a' };
 
 /** A healthy 3-pod cluster: cache-0 labelled primary, cache-1 and cache-2 in sync. */
-const healthy = () => [
-  primary(0, { labelled: true, offset: 500, replicas: [1, 2] }),
-  replica(1, 0, { offset: 500 }),
-  replica(2, 0, { offset: 500 }),
-];
+const healthy = () => [primary(0, { labelled: true, offset: 500, replicas: [1, 2] }), replica(1, 0, { offset: 500 }), replica(2, 0, { offset: 500 })];
 
 /** cache-0 (labelled) stopped answering; its replicas have lost the link. */
 const primaryDown = (offsets: [number, number] = [480, 500]) => [
@@ -34,325 +33,211 @@ const primaryDown = (offsets: [number, number] = [480, 500]) => [
   orphanedReplica(2, 0, { offset: offsets[1] }),
 ];
 
-/** Plans with the detection timer already started at time 0 for cache-0. */
-const afterDetection = (members: TopologyInput['members'], overrides: Partial<TopologyInput> = {}) =>
-  planTopology(
-    input(members, { nowMilliseconds: 2000, memory: { suspectPrimary: 'cache-0', primaryUnreachableSince: 0 }, ...overrides }),
-  );
+/** Plans with the detection timer for cache-0 started at 0, at a time past detection and the fence (3 s). */
+const afterDetection = (members: TopologyInput['members'], overrides: Partial<TopologyInput> = {}): TopologyPlan =>
+  planTopology(input(members, { record: RECORD, minReplicasToWrite: 1, nowMilliseconds: 3000, memory: { suspectPrimary: 'cache-0', primaryUnreachableSince: 0 }, ...overrides }));
 
-interface Scenario {
-  readonly behaviour: string;
-  readonly input: TopologyInput;
-  readonly steps: unknown[];
-  readonly primary: string | null;
-  readonly health: string;
-}
-
-const scenarios: Scenario[] = [
-  // Bootstrap and election from observed state.
-  {
-    behaviour: 'a fresh cluster elects ordinal 0, labels it and points the others at it',
-    input: input([primary(0), primary(1), primary(2)]),
-    steps: [label(0), follow(1, 0, 'demote-stale-primary'), follow(2, 0, 'demote-stale-primary')],
-    primary: 'cache-0',
-    health: 'Converging',
-  },
-  {
-    behaviour: 'with no label, the reachable pod with the highest offset is elected',
-    input: input([primary(0, { offset: 10 }), primary(1, { offset: 90 }), gone(2)]),
-    steps: [label(1), follow(0, 1, 'demote-stale-primary')],
-    primary: 'cache-1',
-    health: 'Converging',
-  },
-  {
-    behaviour: 'an election tie on offset goes to the lowest ordinal',
-    input: input([gone(0), primary(1, { offset: 40 }), primary(2, { offset: 40 })]),
-    steps: [label(1), follow(2, 1, 'demote-stale-primary')],
-    primary: 'cache-1',
-    health: 'Converging',
-  },
-  {
-    behaviour: 'a half-done failover (old primary unlabelled and gone) is finished by promoting the most advanced replica',
-    input: input([gone(0), orphanedReplica(1, 0, { offset: 700 }), orphanedReplica(2, 0, { offset: 650 })]),
-    steps: [promote(1), label(1), follow(2, 1)],
-    primary: 'cache-1',
-    health: 'Converging',
-  },
-  {
-    behaviour: 'a primary with replicas attached keeps the role when the label was lost, without any promotion',
-    input: input([replica(0, 2, { offset: 900 }), replica(1, 2, { offset: 900 }), primary(2, { offset: 900, replicas: [0, 1] })]),
-    steps: [label(2)],
-    primary: 'cache-2',
-    health: 'Converging',
-  },
-  {
-    behaviour: 'a pod promoted by a controller that died before labelling it is labelled rather than a tied replica promoted',
-    input: input([gone(0), orphanedReplica(1, 0, { offset: 300 }), primary(2, { offset: 300 })]),
-    steps: [label(2), follow(1, 2)],
-    primary: 'cache-2',
-    health: 'Converging',
-  },
-  {
-    behaviour: 'a labelled pod reporting role replica of a primary with replicas loses the label to that primary, unlabel first',
-    input: input([replica(0, 1, { labelled: true, offset: 50 }), primary(1, { offset: 50, replicas: [0, 2] }), replica(2, 1, { offset: 50 })]),
-    steps: [unlabel(0), label(1)],
-    primary: 'cache-1',
-    health: 'Converging',
-  },
-  {
-    behaviour: 'a labelled pod reporting role replica of nothing reachable is promoted when it is the most advanced',
-    input: input([orphanedReplica(0, 5, { labelled: true, offset: 80 }), replica(1, 0, { offset: 70 }), gone(2)]),
-    steps: [promote(0)],
-    primary: 'cache-0',
-    health: 'Converging',
-  },
-  {
-    behaviour: 'several labelled pods are reduced to the serving primary before anything else',
-    input: input([primary(0, { labelled: true, offset: 100, replicas: [2] }), primary(1, { labelled: true, offset: 20 }), replica(2, 0, { offset: 100 })]),
-    steps: [unlabel(1), follow(1, 0, 'demote-stale-primary')],
-    primary: 'cache-0',
-    health: 'Converging',
-  },
-  // Steady state.
-  {
-    behaviour: 'a healthy, correct topology yields zero actions',
-    input: input(healthy()),
-    steps: [],
-    primary: 'cache-0',
-    health: 'Healthy',
-  },
-  {
-    behaviour: 'a pod reporting role primary beside the labelled primary is demoted (fenced)',
-    input: input([primary(0, { labelled: true, offset: 500, replicas: [1] }), replica(1, 0, { offset: 500 }), primary(2, { offset: 520 })]),
-    steps: [follow(2, 0, 'demote-stale-primary')],
-    primary: 'cache-0',
-    health: 'Converging',
-  },
-  {
-    behaviour: 'a replica following the wrong address is repointed',
-    input: input([primary(0, { labelled: true, offset: 500, replicas: [1] }), replica(1, 0, { offset: 500 }), orphanedReplica(2, 7)]),
-    steps: [follow(2, 0)],
-    primary: 'cache-0',
-    health: 'Converging',
-  },
-  {
-    behaviour: 'a replica whose link to the right primary is down too long is told to reconnect',
-    input: input([
-      primary(0, { labelled: true, offset: 500, replicas: [1] }),
-      replica(1, 0, { offset: 500 }),
-      orphanedReplica(2, 0, { observation: { primaryLinkDownSinceSeconds: 45 } }),
-    ]),
-    steps: [follow(2, 0, 'link-down')],
-    primary: 'cache-0',
-    health: 'Converging',
-  },
-  {
-    behaviour: 'a replica whose link is briefly down or syncing is left alone and the cluster reported degraded',
-    input: input([
-      primary(0, { labelled: true, offset: 500, replicas: [1] }),
-      replica(1, 0, { offset: 500 }),
-      orphanedReplica(2, 0, { observation: { primaryLinkDownSinceSeconds: 45, syncInProgress: true } }),
-    ]),
-    steps: [],
-    primary: 'cache-0',
-    health: 'Degraded',
-  },
-  {
-    behaviour: 'min-replicas-to-write is set on every serving pod that differs',
-    input: input(healthy(), { minReplicasToWrite: 1 }),
-    steps: ['cache-0', 'cache-1', 'cache-2'].map((pod) => ({ kind: 'setMinReplicasToWrite', pod, value: 1 })),
-    primary: 'cache-0',
-    health: 'Converging',
-  },
-  {
-    behaviour: 'fewer in-sync replicas than desired reports degraded with no actions',
-    input: input([primary(0, { labelled: true, offset: 500, replicas: [1] }), replica(1, 0, { offset: 500 }), gone(2)]),
-    steps: [],
-    primary: 'cache-0',
-    health: 'Degraded',
-  },
-  // Failure of the labelled primary.
-  {
-    behaviour: 'a primary that just became unreachable starts the timer and does not fail over',
-    input: input(primaryDown()),
-    steps: [],
-    primary: 'cache-0',
-    health: 'PrimarySuspect',
-  },
-  {
-    behaviour: 'after the detection time the replica with the highest offset is promoted: unlabel, promote, label, repoint',
-    input: input(primaryDown([480, 500]), { nowMilliseconds: 2000, memory: { suspectPrimary: 'cache-0', primaryUnreachableSince: 0 } }),
-    steps: [unlabel(0), promote(2), label(2), follow(1, 2)],
-    primary: 'cache-2',
-    health: 'Converging',
-  },
-  {
-    behaviour: 'a failover tie on offset goes to the lowest ordinal',
-    input: input(primaryDown([500, 500]), { nowMilliseconds: 2000, memory: { suspectPrimary: 'cache-0', primaryUnreachableSince: 0 } }),
-    steps: [unlabel(0), promote(1), label(1), follow(2, 1)],
-    primary: 'cache-1',
-    health: 'Converging',
-  },
-  {
-    behaviour: 'a labelled primary whose pod is gone counts as unreachable',
-    input: input([gone(0, { labelled: true }), orphanedReplica(1, 0, { offset: 10 }), orphanedReplica(2, 0, { offset: 20 })], {
-      nowMilliseconds: 2500,
-      memory: { suspectPrimary: 'cache-0', primaryUnreachableSince: 0 },
-    }),
-    steps: [unlabel(0), promote(2), label(2), follow(1, 2)],
-    primary: 'cache-2',
-    health: 'Converging',
-  },
-  {
-    behaviour: 'a loading replica is not a failover candidate even with the highest offset',
-    input: input(
-      [unreachable(0, { labelled: true }), orphanedReplica(1, 0, { offset: 400 }), orphanedReplica(2, 0, { offset: 900, observation: { loading: true } })],
-      { nowMilliseconds: 2000, memory: { suspectPrimary: 'cache-0', primaryUnreachableSince: 0 } },
-    ),
-    steps: [unlabel(0), promote(1), label(1)],
-    primary: 'cache-1',
-    health: 'Converging',
-  },
-  {
-    behaviour: 'failover is vetoed while a replica heard from the primary at most 1 s ago',
-    input: input([unreachable(0, { labelled: true }), replica(1, 0, { offset: 500, observation: { primaryLastIoSecondsAgo: 1 } }), orphanedReplica(2, 0)], {
-      nowMilliseconds: 5000,
-      memory: { suspectPrimary: 'cache-0', primaryUnreachableSince: 0 },
-    }),
-    steps: [],
-    primary: 'cache-0',
-    health: 'PrimarySuspect',
-  },
-  {
-    behaviour: 'a replica whose link is still up but silent for 2 s (a frozen primary) does not veto',
-    input: input([unreachable(0, { labelled: true }), replica(1, 0, { offset: 500, observation: { primaryLastIoSecondsAgo: 2 } }), orphanedReplica(2, 0, { offset: 400 })], {
-      nowMilliseconds: 2000,
-      memory: { suspectPrimary: 'cache-0', primaryUnreachableSince: 0 },
-    }),
-    steps: [unlabel(0), promote(1), label(1), follow(2, 1)],
-    primary: 'cache-1',
-    health: 'Converging',
-  },
-  {
-    behaviour: 'with automatic failover off an unreachable primary stays labelled and the cluster is degraded',
-    input: input(primaryDown(), { automaticFailover: false, nowMilliseconds: 60_000, memory: { suspectPrimary: 'cache-0', primaryUnreachableSince: 0 } }),
-    steps: [],
-    primary: 'cache-0',
-    health: 'Degraded',
-  },
-  {
-    behaviour: 'with no reachable replica nothing is promoted and the cluster is degraded',
-    input: input([unreachable(0, { labelled: true }), unreachable(1), gone(2)], {
-      nowMilliseconds: 60_000,
-      memory: { suspectPrimary: 'cache-0', primaryUnreachableSince: 0 },
-    }),
-    steps: [],
-    primary: 'cache-0',
-    health: 'Degraded',
-  },
-  {
-    behaviour: 'an old primary that is reachable again after a failover is demoted to a replica of the new one',
-    input: input([primary(0, { offset: 520 }), primary(1, { labelled: true, offset: 600, replicas: [2] }), replica(2, 1, { offset: 600 })]),
-    steps: [follow(0, 1, 'demote-stale-primary')],
-    primary: 'cache-1',
-    health: 'Converging',
-  },
-];
-
-describe('planTopology', () => {
-  it.each(scenarios.map((scenario) => [scenario.behaviour, scenario] as const))('%s', (_behaviour, scenario) => {
-    const plan = planTopology(scenario.input);
-    expect(steps(plan.actions)).toEqual(scenario.steps);
-    expect(plan.primary).toBe(scenario.primary);
-    expect(plan.health).toBe(scenario.health);
+describe('planTopology: bootstrap and adoption', () => {
+  it('bootstraps a new cluster on ordinal 0 once every pod serves, and records it in epoch 1', () => {
+    const plan = planTopology(input([emptyMember(0), emptyMember(1), emptyMember(2)]));
+    expect(plan.record).toEqual({ primary: 'cache-0', epoch: 1 });
+    expect(steps(plan.actions)).toEqual([promote(0), label(0), follow(1, 0), follow(2, 0)]);
   });
 
-  it.each(scenarios.map((scenario) => [scenario.behaviour, scenario] as const))(
-    'never has two pods labelled primary at once while carrying out: %s',
-    (_behaviour, scenario) => {
-      const labelled = new Set(scenario.input.members.filter((member) => member.labelledPrimary).map((member) => member.name));
-      const maximum = Math.max(1, labelled.size);
-      for (const action of planTopology(scenario.input).actions) {
-        if (action.kind === 'unlabelPrimary') labelled.delete(action.pod);
-        if (action.kind === 'labelPrimary') labelled.add(action.pod);
-        expect(labelled.size).toBeLessThanOrEqual(maximum);
-      }
-    },
-  );
+  it('does not bootstrap while a pod is missing: it may hold data', () => {
+    const plan = planTopology(input([emptyMember(0), emptyMember(1), gone(2)]));
+    expect(plan.record).toBeUndefined();
+    expect(plan.actions).toEqual([]);
+    expect(plan.reason).toMatch(/waiting for cache-2/);
+  });
 
-  it('never promotes or labels a pod that is not serving', () => {
-    for (const scenario of scenarios) {
-      const serving = new Set(
-        scenario.input.members.filter((member) => member.observation?.reachable && !member.observation.loading).map((member) => member.name),
-      );
-      const touched = planTopology(scenario.input).actions.flatMap((action: TopologyAction) =>
-        action.kind === 'promote' || action.kind === 'labelPrimary' ? [action.pod] : [],
-      );
-      expect(touched.filter((pod) => !serving.has(pod))).toEqual([]);
-    }
+  it('bootstraps on the only pod holding data, not on ordinal 0', () => {
+    const plan = planTopology(input([emptyMember(0), restartedFromAof(1), emptyMember(2)]));
+    expect(plan.record).toEqual({ primary: 'cache-1', epoch: 1 });
+  });
+
+  it('refuses to guess between two pods holding data of unknown position', () => {
+    const plan = planTopology(input([restartedFromAof(0), restartedFromAof(1), emptyMember(2)]));
+    expect(plan.record).toBeUndefined();
+    expect(plan.health).toBe('Degraded');
+    expect(plan.reason).toMatch(/position unknown/);
+  });
+
+  it('adopts the labelled primary of a cluster made before the record existed', () => {
+    const plan = planTopology(input(healthy()));
+    expect(plan.record).toEqual({ primary: 'cache-0', epoch: 1, replicationId: 'history-a' });
+    expect(steps(plan.actions)).toEqual([]);
   });
 });
 
-describe('planTopology failure detection', () => {
-  it('starts the timer at now and emits one PrimaryUnreachable warning', () => {
-    const plan = planTopology(input(primaryDown(), { nowMilliseconds: 7000 }));
-    expect(plan.memory).toEqual({ suspectPrimary: 'cache-0', primaryUnreachableSince: 7000 });
-    expect(events(plan.actions)).toEqual(['PrimaryUnreachable']);
-  });
-
-  it('keeps the timer and stays quiet on later calls before the detection time', () => {
-    const plan = planTopology(input(primaryDown(), { nowMilliseconds: 1500, memory: { suspectPrimary: 'cache-0', primaryUnreachableSince: 0 } }));
-    expect(plan.memory.primaryUnreachableSince).toBe(0);
+describe('planTopology: steady state', () => {
+  it('does nothing and records nothing for a healthy, recorded cluster', () => {
+    const plan = planTopology(input(healthy(), { record: RECORD, minReplicasToWrite: 0 }));
     expect(plan.actions).toEqual([]);
-  });
-
-  it('asks to be called again by the end of the detection time, and at least every probe interval', () => {
-    const nearEnd = planTopology(input(primaryDown(), { nowMilliseconds: 1800, memory: { suspectPrimary: 'cache-0', primaryUnreachableSince: 0 } }));
-    expect(nearEnd.requeueAfterMilliseconds).toBe(200);
-    const early = planTopology(input(primaryDown(), { nowMilliseconds: 100, memory: { suspectPrimary: 'cache-0', primaryUnreachableSince: 0 } }));
-    expect(early.requeueAfterMilliseconds).toBe(500);
-  });
-
-  it('gives the same reason on every call while the same outage lasts, so status is not rewritten per probe', () => {
-    const memory = { suspectPrimary: 'cache-0', primaryUnreachableSince: 0 };
-    const reasons = [300, 900, 1700, 5000, 9000].map((now) => planTopology(input(primaryDown(), { nowMilliseconds: now, memory, automaticFailover: false })).reason);
-    expect(new Set(reasons.slice(3)).size).toBe(1);
-    expect(new Set(reasons.slice(0, 3)).size).toBe(1);
-    expect(reasons[0]).toContain('since 1970-01-01T00:00:00.000Z');
-  });
-
-  it('honours a custom detection time', () => {
-    const plan = afterDetection(primaryDown(), { failureDetectionMilliseconds: 5000 });
-    expect(plan.health).toBe('PrimarySuspect');
-  });
-
-  it('restarts the timer when the memory belongs to another pod (e.g. after a previous failover)', () => {
-    const plan = planTopology(input(primaryDown(), { nowMilliseconds: 9000, memory: { suspectPrimary: 'cache-5', primaryUnreachableSince: 0 } }));
-    expect(plan.memory.primaryUnreachableSince).toBe(9000);
-    expect(plan.health).toBe('PrimarySuspect');
-  });
-
-  it('forgets the timer and reports PrimaryRecovered when the primary answers again before failover', () => {
-    const plan = planTopology(input(healthy(), { memory: { suspectPrimary: 'cache-0', primaryUnreachableSince: 0 } }));
-    expect(plan.memory).toEqual({});
-    expect(events(plan.actions)).toEqual(['PrimaryRecovered']);
+    expect(plan.record).toBeUndefined();
     expect(plan.health).toBe('Healthy');
   });
 
-  it('emits a PrimaryFailedOver warning naming both pods and clears the memory', () => {
-    const plan = afterDetection(primaryDown());
-    const event = plan.actions.find((action) => action.kind === 'emitEvent');
-    expect(event).toMatchObject({ type: 'Warning', reason: 'PrimaryFailedOver', message: expect.stringContaining('cache-0') });
-    expect(event).toMatchObject({ message: expect.stringContaining('to cache-2') });
+  it('records the replication ID of the primary once learned, in the same epoch', () => {
+    const plan = planTopology(input(healthy(), { record: { primary: 'cache-0', epoch: 4 } }));
+    expect(plan.record).toEqual({ primary: 'cache-0', epoch: 4, replicationId: 'history-a' });
+  });
+
+  it('demotes a returning old primary and unlabels every pod but the recorded primary', () => {
+    const members = [primary(0, { labelled: true, offset: 500, replicas: [2] }), primary(1, { labelled: true, offset: 300 }), replica(2, 0, { offset: 500 })];
+    const plan = planTopology(input(members, { record: RECORD }));
+    expect(steps(plan.actions)).toEqual([unlabel(1), follow(1, 0, 'demote-stale-primary')]);
+    expect(events(plan.actions)).toEqual(expect.arrayContaining(['MultiplePrimaryLabels', 'StalePrimaryDemoted']));
+  });
+
+  it('reconnects a replica whose link to the right primary stayed down too long', () => {
+    const members = [primary(0, { labelled: true, offset: 500, replicas: [1] }), replica(1, 0, { offset: 500 }), orphanedReplica(2, 0, { offset: 400, observation: { primaryLinkDownSinceSeconds: 31 } })];
+    expect(steps(planTopology(input(members, { record: RECORD })).actions)).toEqual([follow(2, 0, 'link-down')]);
+  });
+
+  it('sets min-replicas-to-write on every serving pod that does not have it', () => {
+    const plan = planTopology(input(healthy(), { record: RECORD, minReplicasToWrite: 1 }));
+    expect(plan.actions.filter((action) => action.kind === 'setMinReplicasToWrite').map((action) => action.kind === 'setMinReplicasToWrite' && action.pod)).toEqual(['cache-0', 'cache-1', 'cache-2']);
+  });
+
+  it('switches over away from a Terminating primary that still serves, recording the target first', () => {
+    const members = [terminating(primary(0, { labelled: true, offset: 500, replicas: [1, 2] })), replica(1, 0, { offset: 500 }), replica(2, 0, { offset: 500 })];
+    const plan = planTopology(input(members, { record: RECORD }));
+    expect(plan.record).toEqual({ primary: 'cache-1', epoch: 5 });
+    expect(steps(plan.actions)).toEqual([{ kind: 'switchover', from: 'cache-0', to: 'cache-1', reason: 'primary cache-0 is Terminating' }]);
+  });
+});
+
+describe('planTopology: the recorded primary restarts', () => {
+  it('promotes the recorded primary again after a restart from AOF (unknown position, its own data)', () => {
+    const members = [restartedFromAof(0, { labelled: true }), orphanedReplica(1, 0, { offset: 500 }), orphanedReplica(2, 0, { offset: 200 })];
+    const plan = planTopology(input(members, { record: RECORD }));
+    expect(steps(plan.actions)).toEqual([promote(0), follow(1, 0), follow(2, 0)]);
+    expect(events(plan.actions)).toContain('PrimaryRestarted');
+    expect(plan.record).toBeUndefined();
+  });
+
+  it('treats a recorded primary that came back empty as down: it never takes the role back', () => {
+    const members = [emptyMember(0, { labelled: true }), orphanedReplica(1, 0, { offset: 500 }), orphanedReplica(2, 0, { offset: 480 })];
+    const first = planTopology(input(members, { record: RECORD, minReplicasToWrite: 1, nowMilliseconds: 100 }));
+    expect(steps(first.actions)).toEqual([]);
+    expect(first.health).toBe('PrimarySuspect');
+    const later = planTopology(input(members, { record: RECORD, minReplicasToWrite: 1, nowMilliseconds: 3100, memory: first.memory }));
+    expect(later.record).toEqual({ primary: 'cache-1', epoch: 5 });
+    expect(steps(later.actions)).toEqual([unlabel(0), detach(2), promote(1), label(1), follow(0, 1), follow(2, 1)]);
+  });
+
+  it('records the live primary a recorded-but-unpromoted target follows (an unfinished switchover)', () => {
+    const members = [primary(0, { offset: 500, replicas: [1, 2] }), replica(1, 0, { offset: 500 }), replica(2, 0, { offset: 500 })];
+    const plan = planTopology(input(members, { record: { primary: 'cache-1', epoch: 5 } }));
+    expect(plan.record).toEqual({ primary: 'cache-0', epoch: 6, replicationId: 'history-a' });
+    expect(steps(plan.actions)).toEqual([label(0)]);
+  });
+});
+
+describe('planTopology: I4, a reply proves the primary alive', () => {
+  it.each(['WRONGPASS invalid username-password pair', 'NOAUTH Authentication required.', 'BUSY Redis is busy running a script.'])('never starts the failure timer on %s', (reply) => {
+    const members = [refusing(0, reply, { labelled: true }), orphanedReplica(1, 0, { offset: 500 }), orphanedReplica(2, 0, { offset: 500 })];
+    const plan = afterDetection(members);
+    expect(plan.actions).toEqual([]);
     expect(plan.memory).toEqual({});
+    expect(plan.reason).toMatch(/alive but not usable/);
   });
 
-  it('explains a veto by naming the replica that still hears from the primary', () => {
-    const plan = afterDetection([unreachable(0, { labelled: true }), replica(1, 0, { observation: { primaryLastIoSecondsAgo: 0 } }), gone(2)]);
-    expect(plan.reason).toMatch(/replica cache-1 still hears from it/);
+  it('does not fail over while the primary loads its data set', () => {
+    const loading = primary(0, { labelled: true, observation: { loading: true } });
+    expect(afterDetection([loading, replica(1, 0), replica(2, 0)]).actions).toEqual([]);
+  });
+});
+
+describe('planTopology: failover', () => {
+  it('starts the timer and waits while the primary is first seen down', () => {
+    const plan = planTopology(input(primaryDown(), { record: RECORD, nowMilliseconds: 1000 }));
+    expect(steps(plan.actions)).toEqual([]);
+    expect(events(plan.actions)).toEqual(['PrimaryUnreachable']);
+    expect(plan.memory).toEqual({ suspectPrimary: 'cache-0', primaryUnreachableSince: 1000 });
+    expect(plan.health).toBe('PrimarySuspect');
   });
 
-  it('reports the number of in-sync replicas of the primary', () => {
-    expect(planTopology(input(healthy())).readyReplicas).toBe(2);
+  it('with min-replicas-to-write, waits past detection until the old primary refuses writes by itself (I2)', () => {
+    const plan = afterDetection(primaryDown(), { nowMilliseconds: 2500 });
+    expect(plan.record).toBeUndefined();
+    expect(plan.health).toBe('PrimarySuspect');
+  });
+
+  it('records epoch + 1, unlabels, detaches every other replica, then promotes the most advanced and repoints', () => {
+    const plan = afterDetection(primaryDown([480, 500]));
+    expect(plan.record).toEqual({ primary: 'cache-2', epoch: 5 });
+    expect(steps(plan.actions)).toEqual([unlabel(0), detach(1), promote(2), label(2), follow(1, 2)]);
+    expect(events(plan.actions)).toContain('PrimaryFailedOver');
+  });
+
+  it('breaks an offset tie by the lowest ordinal', () => {
+    expect(afterDetection(primaryDown([500, 500])).record).toEqual({ primary: 'cache-1', epoch: 5 });
+  });
+
+  it('does not fail over when automatic failover is off, even once the pod object is gone', () => {
+    const plan = afterDetection([orphanedReplica(1, 0, { offset: 500 }), orphanedReplica(2, 0, { offset: 500 })], { automaticFailover: false });
+    expect(plan.record).toBeUndefined();
+    expect(plan.reason).toMatch(/automatic failover is off/);
+  });
+
+  it('is vetoed while a replica still hears from the primary', () => {
+    const members = [unreachable(0, { labelled: true }), replica(1, 0, { offset: 500 }), orphanedReplica(2, 0, { offset: 500 })];
+    const plan = afterDetection(members);
+    expect(plan.record).toBeUndefined();
+    expect(plan.reason).toMatch(/still hears from it/);
+  });
+});
+
+describe('planTopology: I1, only a provably current member is promoted', () => {
+  it('waits when another member is unreachable: it may hold acknowledged writes', () => {
+    const plan = afterDetection([unreachable(0, { labelled: true }), unreachable(1), orphanedReplica(2, 0, { offset: 500 })]);
+    expect(plan.record).toBeUndefined();
+    expect(plan.health).toBe('Degraded');
+    expect(plan.reason).toMatch(/waiting for cache-1 \(unreachable/);
+  });
+
+  it('waits when another member restarted from AOF instead of ranking its offset 0 (the AOF double crash)', () => {
+    const plan = afterDetection([gone(0, { labelled: true }), restartedFromAof(1), orphanedReplica(2, 0, { offset: 100, observation: { primaryLinkDownSinceSeconds: 20 } })]);
+    expect(plan.record).toBeUndefined();
+    expect(plan.reason).toMatch(/cache-1 \(position unknown/);
+  });
+
+  it('never promotes a member of another replication history', () => {
+    const stale = orphanedReplica(1, 0, { offset: 900, observation: { replicationId: 'history-old' } });
+    const plan = afterDetection([unreachable(0, { labelled: true }), stale, orphanedReplica(2, 0, { offset: 500 })]);
+    expect(plan.record).toEqual({ primary: 'cache-2', epoch: 5 });
+  });
+
+  it('accepts the history before a promotion (master_replid2) as the recorded one', () => {
+    const promotedAlone = orphanedReplica(1, 0, {
+      offset: 700,
+      observation: { replicationId: 'history-b', position: { kind: 'known', replicationId: 'history-b', offset: 700, secondaryReplicationId: 'history-a', secondaryOffset: 600 } },
+    });
+    const plan = afterDetection([unreachable(0, { labelled: true }), promotedAlone, orphanedReplica(2, 0, { offset: 500 })]);
+    expect(plan.record).toEqual({ primary: 'cache-1', epoch: 5 });
+  });
+
+  it('counts an empty member as holding nothing, not as unknown', () => {
+    expect(afterDetection([unreachable(0, { labelled: true }), emptyMember(1), orphanedReplica(2, 0, { offset: 500 })]).record).toEqual({ primary: 'cache-2', epoch: 5 });
+  });
+
+  it('never promotes a pod being scaled away, and waits when only it holds the most writes', () => {
+    const members = [unreachable(0, { labelled: true }), orphanedReplica(1, 0, { offset: 400 }), orphanedReplica(2, 0, { offset: 500 })];
+    const plan = afterDetection(members, { desiredReplicas: 2 });
+    expect(plan.record).toBeUndefined();
+    expect(plan.reason).toMatch(/cache-2 holds the most writes/);
+  });
+
+  it('never promotes a Terminating pod', () => {
+    const members = [unreachable(0, { labelled: true }), orphanedReplica(1, 0, { offset: 500 }), terminating(orphanedReplica(2, 0, { offset: 500 }))];
+    expect(afterDetection(members).record).toEqual({ primary: 'cache-1', epoch: 5 });
+  });
+
+  it('lets a human force the choice with the annotation, and says so in an Event', () => {
+    const plan = afterDetection([unreachable(0, { labelled: true }), unreachable(1), orphanedReplica(2, 0, { offset: 100 })], { forcedPrimary: 'cache-2' });
+    expect(plan.record).toEqual({ primary: 'cache-2', epoch: 5 });
+    expect(events(plan.actions)).toEqual(expect.arrayContaining(['ForcedPrimary', 'PrimaryFailedOver']));
   });
 });
