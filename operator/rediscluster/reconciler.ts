@@ -24,13 +24,18 @@ import { LiveConfigTracker } from './live-config';
 import type { PrimaryWatchdog } from './primary-watchdog';
 import { LeadershipLostError } from './leadership';
 
+/** The read side of an informer: what the reconciler looks at (a fake in the unit suite). */
+export interface CacheReader<T extends KubernetesObject> {
+  readonly store: Pick<Informer<T>['store'], 'get' | 'list'>;
+}
+
 /** Caches the reconciler reads; every write goes through the client. */
 export interface ClusterCaches {
-  readonly clusters: Informer<RedisClusterObject>;
-  readonly pods: Informer<PodObject>;
-  readonly secrets: Informer<SecretObject>;
+  readonly clusters: CacheReader<RedisClusterObject>;
+  readonly pods: CacheReader<PodObject>;
+  readonly secrets: CacheReader<SecretObject>;
   /** Owned kinds by `apiVersion/kind`, to skip applies that would change nothing. */
-  readonly owned: ReadonlyMap<string, Informer<KubernetesObject>>;
+  readonly owned: ReadonlyMap<string, CacheReader<KubernetesObject>>;
 }
 
 /** The client surface the reconciler uses (controller-runtime's split reader / writer / status writer). */
