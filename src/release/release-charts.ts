@@ -8,12 +8,29 @@ import { SERVER_SIDE_APPLY, SyncWave, syncWave } from './argocd';
 export const CRD_CHART_ID = 'redkite-crd';
 export const OPERATOR_CHART_ID = 'redkite-operator';
 
-/** Adds the release bundle (CRD, namespace, RBAC, operator) to an App, annotated for Argo CD. */
-export function addReleaseCharts(app: App, operator: Omit<OperatorBundleProps, 'rbacMetadata' | 'workloadMetadata'> = {}): void {
-  const crdChart = new Chart(app, CRD_CHART_ID);
-  new RedisClusterCrd(crdChart, 'redis-cluster', {
+/** What a caller may choose about the operator release; the Argo CD metadata is the release's own. */
+export type ReleaseOperatorProps = Omit<OperatorBundleProps, 'rbacMetadata' | 'workloadMetadata'>;
+
+/** The CRD as the release ships it: first sync wave, server-side applied (its schema is too large for client-side apply). */
+export function addReleaseCrd(chart: Chart): RedisClusterCrd {
+  return new RedisClusterCrd(chart, 'redis-cluster', {
     metadata: { annotations: { ...syncWave(SyncWave.CRD), ...SERVER_SIDE_APPLY } },
   });
+}
+
+/** The operator bundle as the release ships it (dist/ and the Helm chart): RBAC in wave -1, the workload in wave 0. */
+export function addReleaseOperator(chart: Chart, operator: ReleaseOperatorProps = {}): OperatorBundle {
+  return new OperatorBundle(chart, 'operator', {
+    ...operator,
+    namespace: operator.namespace ?? DEFAULT_OPERATOR_NAMESPACE,
+    rbacMetadata: { annotations: syncWave(SyncWave.RBAC) },
+    workloadMetadata: { annotations: syncWave(SyncWave.OPERATOR) },
+  });
+}
+
+/** Adds the release bundle (CRD, namespace, RBAC, operator) to an App, annotated for Argo CD. */
+export function addReleaseCharts(app: App, operator: ReleaseOperatorProps = {}): void {
+  addReleaseCrd(new Chart(app, CRD_CHART_ID));
 
   const operatorChart = new Chart(app, OPERATOR_CHART_ID);
   const namespace = operator.namespace ?? DEFAULT_OPERATOR_NAMESPACE;
@@ -29,10 +46,5 @@ export function addReleaseCharts(app: App, operator: Omit<OperatorBundleProps, '
       },
     },
   });
-  new OperatorBundle(operatorChart, 'operator', {
-    ...operator,
-    namespace,
-    rbacMetadata: { annotations: syncWave(SyncWave.RBAC) },
-    workloadMetadata: { annotations: syncWave(SyncWave.OPERATOR) },
-  });
+  addReleaseOperator(operatorChart, { ...operator, namespace });
 }
