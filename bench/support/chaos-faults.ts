@@ -1,0 +1,85 @@
+import type { NodeAgentClient } from '../../test/e2e/support/node-agent-client';
+
+/** What a fault can act on: the schedule's cluster as it is at the moment of injection. */
+export interface FaultContext {
+  readonly agent: NodeAgentClient;
+  readonly namespace: string;
+  /** The pod the RedisCluster's status names primary, if any. */
+  primary(): Promise<string | undefined>;
+  /** The cluster's other pods. */
+  replicas(): Promise<string[]>;
+  /** SIGKILLs the controller (false when it is down already). */
+  killController(): Promise<boolean>;
+  /** Starts it again, as its Deployment would. */
+  startController(): Promise<void>;
+}
+
+/** A fault that was injected: on what, and how to heal it when it lasts. */
+export interface InjectedFault {
+  readonly target: string;
+  readonly heal?: () => Promise<void>;
+}
+
+/** One kind of fault of the chaos schedules. */
+export interface FaultKind {
+  readonly name: string;
+  /** Lasting faults are healed after their hold time; instant ones (a kill, a deletion) heal by themselves. */
+  readonly lasting: boolean;
+  /**
+   * Picks a target (`choice` in [0, 1) chooses among several) and injects the fault; resolves undefined when there
+   * is nothing to act on right now (no primary known, controller already down), which the report counts as skipped.
+   */
+  inject(context: FaultContext, choice: number): Promise<InjectedFault | undefined>;
+}
+
+type PodAction = (agent: NodeAgentClient, namespace: string, pod: string) => Promise<unknown>;
+
+/** A fault on the primary pod or on one replica pod; with `heal`, a lasting one. */
+function podFault(name: string, role: 'primary' | 'replica', act: PodAction, heal?: PodAction): FaultKind {
+  return {
+    name,
+    lasting: heal !== undefined,
+    inject: async (context, choice) => {
+      const candidates = role === 'primary' ? [await context.primary()].filter((pod): pod is string => pod !== undefined) : await context.replicas();
+      const pod = candidates[Math.floor(choice * candidates.length)];
+      if (pod === undefined) return undefined;
+      await act(context.agent, context.namespace, pod);
+      return { target: pod, heal: heal && (() => heal(context.agent, context.namespace, pod).then(() => undefined)) };
+    },
+  };
+}
+
+const controllerKill: FaultKind = {
+  name: 'kill-controller',
+  lasting: true,
+  inject: async (context) => ((await context.killController()) ? { target: 'controller', heal: () => context.startController() } : undefined),
+};
+
+const kill: PodAction = (agent, namespace, pod) => agent.kill(namespace, pod);
+const freeze: PodAction = (agent, namespace, pod) => agent.freeze(namespace, pod);
+const thaw: PodAction = (agent, namespace, pod) => agent.thaw(namespace, pod);
+const deleteGracefully: PodAction = (agent, namespace, pod) => agent.deletePod(namespace, pod);
+
+/**
+ * Every fault the schedules draw from, one line each. Partitions, watch stalls and empty-volume restarts join here
+ * once the node agent's client (test/e2e/support/node-agent-client.ts) offers them.
+ */
+export const FAULT_KINDS: readonly FaultKind[] = [
+  podFault('kill-primary', 'primary', kill),
+  podFault('kill-replica', 'replica', kill),
+  podFault('freeze-primary', 'primary', freeze, thaw),
+  podFault('freeze-replica', 'replica', freeze, thaw),
+  podFault('delete-primary', 'primary', deleteGracefully),
+  podFault('delete-replica', 'replica', deleteGracefully),
+  controllerKill,
+];
+
+/** The fault kinds by name; fails on an unknown one with the known names. */
+export function faultKindsNamed(names: readonly string[] | undefined): readonly FaultKind[] {
+  if (names === undefined) return FAULT_KINDS;
+  return names.map((name) => {
+    const kind = FAULT_KINDS.find((candidate) => candidate.name === name);
+    if (kind === undefined) throw new Error(`unknown fault kind "${name}"; known: ${FAULT_KINDS.map((known) => known.name).join(', ')}`);
+    return kind;
+  });
+}
