@@ -10,6 +10,7 @@ import {
 import { RedisConnectionPool, type RedisConnectionPoolOptions } from './connection-pool';
 import { DEFAULT_REDIS_PORT, type RedisEndpoint } from './endpoint';
 import type { RedisObservation } from './observation';
+import { addPassword, removePassword } from './password-commands';
 import { probe } from './probe';
 import { switchover, type SwitchoverRequest, type SwitchoverResult } from './switchover';
 import {
@@ -19,7 +20,7 @@ import {
 } from './wait-for-replica-offset';
 
 /** What the reconciler needs from Redis; an interface so its unit suite runs against a fake. */
-export type RedisAdministration = Pick<RedisAdmin, 'probe' | 'makeReplicaOf' | 'promoteToPrimary' | 'configSet' | 'switchover'>;
+export type RedisAdministration = Pick<RedisAdmin, 'probe' | 'makeReplicaOf' | 'promoteToPrimary' | 'configSet' | 'switchover' | 'addPassword' | 'removePassword'>;
 
 /**
  * The Redis administration surface the controller uses, over one {@link RedisConnectionPool}.
@@ -55,6 +56,16 @@ export class RedisAdmin {
 
   configGet(endpoint: RedisEndpoint, names: readonly string[]): Promise<Record<string, string>> {
     return configGet(this.pool, endpoint, names);
+  }
+
+  /** Rotation phase one: `password` becomes valid beside the current ones, and the one presented to the primary. */
+  addPassword(endpoint: RedisEndpoint, password: string): Promise<void> {
+    return addPassword(this.pool, endpoint, password);
+  }
+
+  /** Rotation phase two: `password` stops being valid. */
+  removePassword(endpoint: RedisEndpoint, password: string): Promise<void> {
+    return removePassword(this.pool, endpoint, password);
   }
 
   switchover(request: SwitchoverRequest): Promise<SwitchoverResult> {

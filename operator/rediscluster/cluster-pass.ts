@@ -10,6 +10,7 @@ import { throwIfLeadershipLost } from './leadership';
 import { LiveConfigTracker } from './live-config';
 import { observeMembers } from './observe-members';
 import { ensurePassword, PasswordUnavailableError } from './password-secret';
+import { rotatePassword, rotationUnderWay } from './password-rotation';
 import type { ClusterCaches, ClusterMemory, ReconcilerClient } from './reconciler';
 import { planRollout } from './rollout-plan';
 import { isSubsetOf } from './subset-equal';
@@ -77,8 +78,14 @@ export class ClusterPass {
     }
     // Ensure the children.
     await this.applyChildren(desired);
+    // Roll a password change out in two phases (old and new both valid meanwhile).
+    const passwordMemory = this.options.memory.password;
+    const rotation = rotationUnderWay(passwordMemory, password)
+      ? await rotatePassword(this.options.admin, this.pods, password, passwordMemory, this.options.monotonicNow(), this.signal)
+      : undefined;
     // Observe every member once.
     const members = await observeMembers(this.options.admin, this.name, this.pods, password);
+    if (members.some((member) => member.observation?.reachable)) passwordMemory.lastAccepted = password;
     // Decide the topology (pure).
     const plan = this.decide(desired, members);
     this.options.memory.topology = plan.memory;
@@ -111,7 +118,7 @@ export class ClusterPass {
     await this.writeStatus(desired, {
       plan,
       primaryServing,
-      progress: progress.step ?? scaling,
+      progress: progress.step ?? scaling ?? (rotation ? { reason: 'PasswordRotation', message: rotation } : undefined),
       blockingProblem: configProblem,
       rolloutComplete: progress.complete && existingPods.length === desired.spec.replicas,
       failedOverAt: execution.promoted ? new Date(this.options.now()).toISOString() : undefined,
@@ -327,9 +334,12 @@ export class ClusterPass {
     // What changed, so a status that keeps being rewritten can be traced from the log alone.
     this.logger.info({ before: summarizeStatus(this.cluster.status), after: summarizeStatus(status) }, 'status changed');
     throwIfLeadershipLost(this.signal);
+    // A merge patch keeps fields it does not mention: a field that went away (the serving primary during an
+    // outage) must be sent as null, or the status never matches and is rewritten on every pass.
+    const removed = Object.keys(this.cluster.status ?? {}).filter((field) => (status as Record<string, unknown>)[field] === undefined);
     this.cluster = await this.options.client.patchStatus<RedisClusterObject>(
       { ...REDIS_CLUSTER_GVK, namespace: this.namespace, name: this.name },
-      status as unknown as Record<string, unknown>,
+      { ...status, ...Object.fromEntries(removed.map((field) => [field, null])) } as unknown as Record<string, unknown>,
       { resourceVersion: this.cluster.metadata.resourceVersion, signal: this.signal },
     );
   }

@@ -23,6 +23,7 @@ import { ClusterPass } from './cluster-pass';
 import { LiveConfigTracker } from './live-config';
 import type { PrimaryWatchdog } from './primary-watchdog';
 import { LeadershipLostError } from './leadership';
+import type { PasswordMemory } from './password-rotation';
 
 /** The read side of an informer: what the reconciler looks at (a fake in the unit suite). */
 export interface CacheReader<T extends KubernetesObject> {
@@ -61,6 +62,8 @@ export interface ClusterMemory {
   /** A switchover that aborted is not retried before this monotonic time. */
   switchoverNotBefore?: number;
   switchoverBackoffMilliseconds?: number;
+  /** The passwords the pods accept, for two-phase rotation. */
+  password: PasswordMemory;
 }
 
 /**
@@ -137,7 +140,7 @@ export class RedisClusterReconciler {
     const id = objectKeyToString(key);
     let memory = this.memory.get(id);
     if (memory === undefined) {
-      memory = { topology: {} };
+      memory = { topology: {}, password: {} };
       this.memory.set(id, memory);
     }
     return memory;

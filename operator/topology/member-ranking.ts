@@ -87,7 +87,8 @@ export function electProvablyCurrent(
   const inHistory = serving.filter((member) => sharesHistory(member.observation, history));
   const best = [...inHistory].sort((a, b) => knownOffset(b.observation) - knownOffset(a.observation) || a.ordinal - b.ordinal)[0];
   if (best === undefined) {
-    return { kind: 'wait', reason: 'no member holds the recorded replication history' };
+    const seen = serving.map((member) => `${member.name} ${describePosition(member.observation)}`).join(', ');
+    return { kind: 'wait', reason: `no member holds the recorded replication history ${history ?? '(none recorded)'}: ${seen || 'no member serves'}` };
   }
   const winner = inHistory
     .filter((member) => eligible(member) && knownOffset(member.observation) === knownOffset(best.observation))
@@ -96,4 +97,10 @@ export function electProvablyCurrent(
     return { kind: 'wait', reason: `${best.name} holds the most writes (offset ${knownOffset(best.observation)}) but may not become primary (Terminating or being scaled away)` };
   }
   return { kind: 'chosen', member: winner, basis: `it holds the recorded history at the highest offset (${knownOffset(winner.observation)}) and every other member's position is known` };
+}
+
+function describePosition(observation: ReachableRedisObservation): string {
+  const position = observation.position;
+  if (position.kind === 'known') return `at ${position.replicationId}:${position.offset}`;
+  return position.kind === 'empty' ? 'is empty' : `has an unknown position (${position.why})`;
 }

@@ -95,6 +95,14 @@ export class RedisClusterApi {
     return Buffer.from(secret.data!.password, 'base64').toString('utf8');
   }
 
+  /** Replaces the password in the cluster's generated Secret (what a user rotating it does). */
+  async setPassword(name: string, password: string): Promise<void> {
+    await this.core.patchNamespacedSecret(
+      { namespace: this.namespace(), name: `${name}-auth`, body: { data: { password: Buffer.from(password).toString('base64') } } },
+      k8s.setHeaderOptions('Content-Type', k8s.PatchStrategy.MergePatch),
+    );
+  }
+
   async serviceAddress(service: string): Promise<string> {
     return (await this.core.readNamespacedService({ namespace: this.namespace(), name: service })).spec!.clusterIP!;
   }
