@@ -22,6 +22,7 @@ export {
   type RecordedWrite,
   type WriterConnection,
 } from './history-writer';
+export { memberStateFromReplies, type MemberVerdict } from './member-state';
 export { RoleSampler, type RoleSamplerOptions, type RoleSummary, type SampledMember } from './role-sampler';
 export {
   definitelyWritableWindows,

@@ -1,8 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { ReplyError, type default as Redis } from 'ioredis';
-import { endpointAddress, parseInfo, type RedisEndpoint } from '../../../operator/redis';
+import { endpointAddress, type RedisEndpoint } from '../../../operator/redis';
 import { pipelineReplies } from '../../../operator/redis/pipeline-replies';
 import { messageOf, openConnection, withDeadline } from './redis-connection';
+import { memberStateFromReplies } from './member-state';
 import {
   longestWithoutWritable,
   maximumSimultaneouslyWritable,
@@ -50,7 +51,7 @@ export interface RoleSummary {
  * paused), and — when it enforces min-replicas-to-write (INFO shows `min_slaves_good_slaves` only then) — has at
  * least that many good replicas: exactly the test Redis applies before it answers -NOREPLICAS. Reading the server's
  * own counters is cheaper and more faithful than a probe write, which would also add to the replication stream.
- * Writable primaries are counted from Redis, never from pod labels.
+ * Writable primaries are counted from Redis, never from pod labels (the rules: ./member-state.ts).
  */
 export class RoleSampler {
   readonly startedAt = Date.now();
@@ -182,7 +183,8 @@ class MemberSampler {
       // ioredis fails each command of a pipeline on its own when it times out or the connection drops: no answer.
       const unanswered = answered.find((reply) => reply.error !== undefined && !(reply.error instanceof ReplyError));
       if (unanswered !== undefined) throw unanswered.error;
-      return { sentAt, receivedAt: Date.now(), ...stateFromReplies(answered) };
+      const [role, replication, minReplicasToWrite] = answered;
+      return { sentAt, receivedAt: Date.now(), ...memberStateFromReplies(role!, replication!, minReplicasToWrite!) };
     } catch (error) {
       // A reply that never came leaves the connection busy: the next sample uses a new one.
       this.client?.disconnect();
@@ -201,35 +203,4 @@ class MemberSampler {
     this.clientAddress = address;
     return this.client;
   }
-}
-
-/** The member's state from the pipeline's replies (pure). */
-function stateFromReplies(replies: ReturnType<typeof pipelineReplies>): Pick<MemberSample, 'state' | 'detail' | 'replicationId'> {
-  const [role, info, config] = replies;
-  if (role!.error !== undefined) {
-    // -LOADING, -NOAUTH, -BUSY: alive, but not taking writes.
-    return { state: 'not-writable', detail: role!.error.message };
-  }
-  const roleReply = role!.value as unknown[];
-  if (roleReply[0] !== 'master') {
-    return { state: 'not-writable', detail: `${String(roleReply[0])} of ${String(roleReply[1])}:${String(roleReply[2])}` };
-  }
-  if (info!.error !== undefined) {
-    return { state: 'not-writable', detail: `master, INFO failed: ${info!.error.message}` };
-  }
-  const replication = parseInfo(String(info!.value)).get('replication') ?? new Map<string, string>();
-  const replicationId = replication.get('master_replid');
-  const failoverState = replication.get('master_failover_state');
-  if (failoverState !== undefined && failoverState !== 'no-failover') {
-    return { state: 'not-writable', detail: `master in FAILOVER (${failoverState}), writes paused`, replicationId };
-  }
-  const goodReplicas = replication.get('min_slaves_good_slaves');
-  const required = config!.error === undefined ? Number((config!.value as string[])[1] ?? 0) : 0;
-  if (goodReplicas !== undefined && required > 0) {
-    if (Number(goodReplicas) < required) {
-      return { state: 'not-writable', detail: `master with ${goodReplicas} of ${required} good replicas (NOREPLICAS)`, replicationId };
-    }
-    return { state: 'writable', detail: `master with ${goodReplicas} of ${required} good replicas`, replicationId };
-  }
-  return { state: 'writable', detail: `master, no min-replicas-to-write, ${String(replication.get('connected_slaves') ?? '?')} replicas`, replicationId };
 }
