@@ -26,7 +26,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src src
 COPY imports imports
 COPY operator operator
-RUN npx tsc -p tsconfig.build.json
+RUN npm run build
 # cdk8s, cdk8s-plus-28 and constructs are peer dependencies of the library (a user's app brings its own), so the
 # lockfile marks them dev; the controller needs them at run time, at the versions the lockfile pins. They bundle
 # their own dependencies. Loading the CLI's module graph proves nothing the controller needs was pruned.

@@ -17,6 +17,10 @@ export * from './workload/owner-reference';
 export * from './release/argocd';
 export * from './release/release-charts';
 export * from './release/sample-charts';
+export * from './release/kustomization';
+export * from './release/argocd-application';
+export * from './release/argocd-health-check';
+export * from './helm/operator-helm-chart';
 export type { RedisClusterProps } from '../imports/redis.redkite.io';
 export {
   RedisCluster,
