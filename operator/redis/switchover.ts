@@ -1,38 +1,84 @@
-import { setTimeout as delay } from 'node:timers/promises';
-import { makeReplicaOf, promoteToPrimary } from './commands';
 import type { RedisConnectionPool } from './connection-pool';
-import { DEFAULT_REDIS_PORT, endpointAddress, type RedisEndpoint } from './endpoint';
-import { RedisCommandError } from './errors';
-import { probe } from './probe';
-import { waitForReplicaOffset } from './wait-for-replica-offset';
+import type { RedisEndpoint } from './endpoint';
+import { SwitchoverCommands } from './switchover-commands';
+import { failoverCommand } from './switchover-failover-command';
+import { pauseAndPromote } from './switchover-pause-and-promote';
+import type { SwitchoverAbortCode } from './switchover-readiness';
+
+export type { SwitchoverAbortCode } from './switchover-readiness';
 
 /** How the switchover is carried out. */
 export type SwitchoverMethod =
-  /** Redis' own `FAILOVER TO host port TIMEOUT ms` (6.2+): pauses writes, waits for the target, swaps roles. */
+  /**
+   * Redis' own `FAILOVER TO host port TIMEOUT ms` (6.2+): pauses writes, waits for the target, swaps roles.
+   * Redis learns the target's offset from its once-a-second `REPLCONF ACK`, so writes pause for up to a second.
+   */
   | 'failover-command'
-  /** The same steps driven from here: CLIENT PAUSE WRITE, wait for the offset, promote, repoint, unpause. */
+  /**
+   * The same steps driven from here, polling the target's offset instead of waiting for its ACK: CLIENT PAUSE
+   * WRITE, wait for the offset, detach the old primary and the other replicas, promote, repoint, unpause.
+   * Writes pause for a few round trips.
+   */
   | 'pause-and-promote';
+
+/** A step of a switchover, reported through {@link SwitchoverRequest.onStep} as it begins. */
+export type SwitchoverStep =
+  /** Reading primary and target to see whether the switchover can succeed; nothing changes. */
+  | 'checking'
+  /** Waiting, writes still flowing, until the target has what the primary had when checked. */
+  | 'catching-up'
+  /** `CLIENT PAUSE WRITE` on the primary; from here writes wait. */
+  | 'pausing'
+  /** Waiting until the target has applied the primary's last offset. */
+  | 'draining'
+  /** The old primary becomes a read-only replica of nobody: it can acknowledge nothing any more. */
+  | 'demoting'
+  /** The other replicas stop replicating from the old primary. */
+  | 'detaching'
+  /** `REPLICAOF NO ONE` on the target. */
+  | 'promoting'
+  /** Old primary and other replicas follow the target; the pause is lifted. */
+  | 'repointing'
+  /** Undoing a demotion after the target could not take over. */
+  | 'restoring'
+  /** Reading the new primary's role and offset. */
+  | 'verifying'
+  /** Waiting for `FAILOVER` to finish (method `failover-command`). */
+  | 'failing-over';
 
 /** A planned, lossless change of primary. */
 export interface SwitchoverRequest {
   /** The current primary. */
   readonly primary: RedisEndpoint;
   /**
-   * The replica to promote. Its host and port must be the address the primary lists it under
+   * The replica to promote. Its `master_host`/`master_port` must be the primary's address as given here (what
+   * REPLICAOF set); with `failover-command` its host and port must also be the address the primary lists it under
    * (`INFO replication` `slaveN:ip=...`), which `FAILOVER TO` matches against.
    */
   readonly target: RedisEndpoint;
-  /** Other replicas of the primary, repointed to the target afterwards. @default [] */
+  /** Other replicas of the primary, detached before the promotion and repointed to the target after it. @default [] */
   readonly otherReplicas?: readonly RedisEndpoint[];
-  /** Longest time writes may stay paused while the target catches up. @default 5000 */
-  readonly timeoutMilliseconds?: number;
   /**
-   * Forces a method; by default `failover-command` is used and `pause-and-promote` only when the server does
-   * not know `FAILOVER` (before 6.2).
-   * @default - `failover-command`, falling back to `pause-and-promote`
+   * Longest time writes may stay paused while the target catches up; also bounds the wait for the target before
+   * the pause. A controller that dies mid-switchover leaves the pause to expire by itself 1 s after this.
+   * @default 5000
    */
+  readonly timeoutMilliseconds?: number;
+  /** @default 'pause-and-promote' */
   readonly method?: SwitchoverMethod;
+  /**
+   * Checked before every Redis command. Once aborted (e.g. the controller lost its lease) the switchover sends
+   * nothing more — not even the unpause, which then expires by itself — and rejects with a
+   * `RedisOperationAbortedError` (name `AbortError`).
+   * @default - never aborted
+   */
+  readonly signal?: AbortSignal;
+  /** Called synchronously as each step begins, for logs and metrics. @default - nothing */
+  readonly onStep?: (step: SwitchoverStep) => void;
 }
+
+/** A request with its defaults applied, as the recipes take it. */
+export type ResolvedSwitchoverRequest = SwitchoverRequest & { readonly timeoutMilliseconds: number };
 
 /** The result of {@link switchover}. `aborted` leaves the old primary in charge and writable. */
 export type SwitchoverResult =
@@ -45,157 +91,44 @@ export type SwitchoverResult =
       readonly offset: number;
       readonly durationMilliseconds: number;
       /**
+       * How long writes were held on the old primary, as this process saw it: from sending the pause to the answer
+       * of the unpause (`failover-command`: from sending FAILOVER to seeing it finished).
+       */
+      readonly writePauseMilliseconds: number;
+      /**
        * Replicas that could not be repointed, as `host:port: reason` (the topology planner repairs them on its
-       * next pass).
+       * next pass). A failure to repoint the old primary is listed too: it stays a read-only replica of nobody.
        */
       readonly replicasNotRepointed: readonly string[];
     }
   | {
       readonly outcome: 'aborted';
       readonly method: SwitchoverMethod;
+      /** What went wrong, for people. */
       readonly reason: string;
+      /** What went wrong, for the caller's retry policy. */
+      readonly code: SwitchoverAbortCode;
       readonly durationMilliseconds: number;
+      /** How long writes were held before they were resumed on the old primary; 0 when they never were. */
+      readonly writePauseMilliseconds: number;
     };
 
-const POLL_INTERVAL_MILLISECONDS = 10;
-
 /**
- * Moves the primary role to `target` without losing acknowledged writes: writes pause on the old primary
- * until the target has applied every byte of the stream, then roles swap. Clients blocked by the pause get
- * `READONLY` from the demoted server and retry on the new one.
+ * Moves the primary role to `target` without losing acknowledged writes: writes pause on the old primary until
+ * the target has applied every byte of the stream, the old primary and the other replicas are detached, the
+ * target is promoted, and everyone else follows it. Clients held by the pause get `READONLY` from the demoted
+ * server and retry on the new one. See docs/failover.md for the invariants this keeps.
  *
- * @throws RedisUnreachableError / RedisCommandError when the primary or target fails in a way that leaves
- *   the outcome unknown; the caller re-observes and lets the topology planner decide.
+ * @throws RedisUnreachableError / RedisCommandError when a server fails in a way that leaves the outcome unknown;
+ *   the caller re-observes and lets the topology planner decide.
+ * @throws RedisOperationAbortedError once `signal` is aborted.
  */
 export async function switchover(pool: RedisConnectionPool, request: SwitchoverRequest): Promise<SwitchoverResult> {
-  const startedAt = Date.now();
-  if (request.method === 'pause-and-promote') {
-    return pauseAndPromote(pool, request, startedAt);
-  }
-  try {
-    return await failoverCommand(pool, request, startedAt);
-  } catch (error) {
-    const unknownCommand = error instanceof RedisCommandError && /unknown command/i.test(error.reply);
-    if (unknownCommand && request.method === undefined) {
-      return pauseAndPromote(pool, request, startedAt);
-    }
-    throw error;
-  }
-}
-
-async function failoverCommand(
-  pool: RedisConnectionPool,
-  request: SwitchoverRequest,
-  startedAt: number,
-): Promise<SwitchoverResult> {
-  const method = 'failover-command';
   const timeoutMilliseconds = request.timeoutMilliseconds ?? 5000;
-  const targetPort = request.target.port ?? DEFAULT_REDIS_PORT;
-  try {
-    await pool.run(request.primary, 'FAILOVER', (client) =>
-      client.call('FAILOVER', 'TO', request.target.host, String(targetPort), 'TIMEOUT', String(timeoutMilliseconds)),
-    );
-  } catch (error) {
-    if (error instanceof RedisCommandError && !/unknown command/i.test(error.reply)) {
-      // e.g. "ERR FAILOVER target HOST and PORT is not a replica." — nothing changed.
-      return { outcome: 'aborted', method, reason: error.reply, durationMilliseconds: Date.now() - startedAt };
-    }
-    throw error;
+  if (!Number.isInteger(timeoutMilliseconds) || timeoutMilliseconds <= 0) {
+    throw new RangeError(`switchover timeoutMilliseconds must be a positive integer, got ${timeoutMilliseconds}`);
   }
-  // FAILOVER answers at once and proceeds in the background; its end shows in master_failover_state.
-  const deadline = Date.now() + timeoutMilliseconds + 2000;
-  for (;;) {
-    const primary = await probe(pool, request.primary);
-    if (primary.reachable && primary.failoverState === 'no-failover') {
-      if (primary.role === 'primary') {
-        return {
-          outcome: 'aborted',
-          method,
-          reason: `target did not catch up within ${timeoutMilliseconds} ms`,
-          durationMilliseconds: Date.now() - startedAt,
-        };
-      }
-      break;
-    }
-    if (Date.now() > deadline) {
-      const seen = primary.reachable ? `failover state ${primary.failoverState}` : primary.error.message;
-      throw new RedisCommandError(endpointAddress(request.primary), 'FAILOVER', `did not finish: ${seen}`);
-    }
-    await delay(POLL_INTERVAL_MILLISECONDS);
-  }
-  return finish(pool, request, method, startedAt);
-}
-
-async function pauseAndPromote(
-  pool: RedisConnectionPool,
-  request: SwitchoverRequest,
-  startedAt: number,
-): Promise<SwitchoverResult> {
-  const method = 'pause-and-promote';
-  const timeoutMilliseconds = request.timeoutMilliseconds ?? 5000;
-  // The pause outlasts the whole procedure so no write can slip in between reading the offset and the
-  // promotion; it is lifted explicitly below, and expires by itself if this process dies.
-  const pauseMilliseconds = timeoutMilliseconds + 5000;
-  await pool.run(request.primary, 'CLIENT PAUSE', (client) =>
-    client.call('CLIENT', 'PAUSE', String(pauseMilliseconds), 'WRITE'),
-  );
-  try {
-    const primary = await probe(pool, request.primary);
-    if (!primary.reachable) {
-      throw primary.error;
-    }
-    const caughtUp = await waitForReplicaOffset(pool, request.target, primary.offset, {
-      timeoutMilliseconds,
-      pollIntervalMilliseconds: POLL_INTERVAL_MILLISECONDS,
-    });
-    if (!caughtUp.reached) {
-      return {
-        outcome: 'aborted',
-        method,
-        reason: `target reached offset ${caughtUp.offset ?? 'unknown'} of ${primary.offset} within ${timeoutMilliseconds} ms`,
-        durationMilliseconds: Date.now() - startedAt,
-      };
-    }
-    await promoteToPrimary(pool, request.target);
-    await makeReplicaOf(pool, request.primary, request.target.host, request.target.port ?? DEFAULT_REDIS_PORT);
-  } finally {
-    // Once demoted, the paused writers are answered READONLY and retry against the new primary.
-    await pool.run(request.primary, 'CLIENT UNPAUSE', (client) => client.call('CLIENT', 'UNPAUSE'));
-  }
-  return finish(pool, request, method, startedAt);
-}
-
-async function finish(
-  pool: RedisConnectionPool,
-  request: SwitchoverRequest,
-  method: SwitchoverMethod,
-  startedAt: number,
-): Promise<SwitchoverResult> {
-  const target = await probe(pool, request.target);
-  if (!target.reachable) {
-    throw target.error;
-  }
-  if (target.role !== 'primary') {
-    throw new RedisCommandError(endpointAddress(request.target), 'switchover', 'target is not primary afterwards');
-  }
-  const targetPort = request.target.port ?? DEFAULT_REDIS_PORT;
-  const replicasNotRepointed: string[] = [];
-  await Promise.all(
-    (request.otherReplicas ?? []).map(async (replica) => {
-      try {
-        await makeReplicaOf(pool, replica, request.target.host, targetPort);
-      } catch (error) {
-        // Reported in the result rather than thrown: the switchover itself succeeded and is not undone.
-        replicasNotRepointed.push(`${endpointAddress(replica)}: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }),
-  );
-  return {
-    outcome: 'completed',
-    method,
-    newPrimary: endpointAddress(request.target),
-    offset: target.offset,
-    durationMilliseconds: Date.now() - startedAt,
-    replicasNotRepointed,
-  };
+  const commands = new SwitchoverCommands(pool, request.signal);
+  const options = { ...request, timeoutMilliseconds };
+  return request.method === 'failover-command' ? failoverCommand(commands, options) : pauseAndPromote(commands, options);
 }
