@@ -39,6 +39,9 @@ program
     if (result.leftovers.length > 0) {
       console.error(`[cluster] killed ${result.leftovers.length} leftover process(es):\n${result.leftovers.map((found) => `  ${found.pid} ${found.commandLine}`).join('\n')}`);
     }
+    if (result.leftoverFirewallRules.length > 0) {
+      console.error(`[cluster] removed ${result.leftoverFirewallRules.length} leftover iptables rule(s):\n${result.leftoverFirewallRules.map((rule) => `  ${rule}`).join('\n')}`);
+    }
     console.error(result.daemonWasRunning ? '[cluster] stopped' : '[cluster] was not running');
   });
 

@@ -4,6 +4,8 @@ import { join, resolve } from 'node:path';
 import { locateControlPlaneBinaries, locateRedisBinaries } from './binaries';
 import { etcdDataDirFor } from './control-plane/control-plane';
 import { isDaemonProcessAlive, liveDaemon, readClusterEndpoints } from './daemon-record';
+import { findClusterFirewallRules, removeClusterFirewallRules } from './network/firewall';
+import { KUBELET_RESTART_BACKOFF, validateRestartBackoff } from './node-agent/restart-backoff';
 import { PROCESS_TAG_VARIABLE, signalQuietly, stopTaggedProcesses, type TaggedProcess } from './process/process-tag';
 import { StateDirLayout, type ClusterEndpoints } from './state-dir';
 
@@ -19,8 +21,18 @@ export interface LaunchOptions {
    * @default false
    */
   readonly exitWithParent?: boolean;
-  /** Crash-loop back-off of the node agent. @default the kubelet's 10 s → 5 min */
+  /**
+   * Earliest restart of an exited container (the kubelet's 1 s PLEG relist).
+   * @default 1000 (KUBELET_RESTART_BACKOFF)
+   */
+  readonly restartMinimumDelayMilliseconds?: number;
+  /**
+   * Crash-loop back-off of the node agent: the second restart waits this long, each later one twice as long.
+   * `REDUCED_KUBELET_RESTART_BACKOFF` (node-agent/restart-backoff.ts) holds the "1 s, doubling" of KEP-4603.
+   * @default 10_000 (the kubelet's)
+   */
   readonly restartBackoffBaseMilliseconds?: number;
+  /** Cap of the back-off; a container that ran twice this long starts over. @default 300_000 (the kubelet's) */
   readonly restartBackoffMaxMilliseconds?: number;
   /** @default 120_000 (binaries are built before this clock starts) */
   readonly readyTimeoutMilliseconds?: number;
@@ -40,6 +52,12 @@ export class ClusterStartError extends Error {
  * directly; a missing binary rejects with instructions (BinariesUnavailableError).
  */
 export async function launchCluster(options: LaunchOptions): Promise<ClusterEndpoints> {
+  // Bad settings fail here, in the caller, rather than in a daemon log.
+  validateRestartBackoff({
+    minimumDelayMilliseconds: options.restartMinimumDelayMilliseconds ?? KUBELET_RESTART_BACKOFF.minimumDelayMilliseconds,
+    baseMilliseconds: options.restartBackoffBaseMilliseconds ?? KUBELET_RESTART_BACKOFF.baseMilliseconds,
+    maxMilliseconds: options.restartBackoffMaxMilliseconds ?? KUBELET_RESTART_BACKOFF.maxMilliseconds,
+  });
   const layout = new StateDirLayout(options.stateDir);
   const progress = options.onProgress ?? (() => undefined);
   const running = liveDaemon(layout);
@@ -55,6 +73,7 @@ export async function launchCluster(options: LaunchOptions): Promise<ClusterEndp
   const logFd = openSync(logFile, 'a');
   const args = ['--import', 'tsx', DAEMON_SCRIPT, '--state-dir', layout.root];
   if (options.exitWithParent) args.push('--exit-with-parent');
+  if (options.restartMinimumDelayMilliseconds !== undefined) args.push('--restart-minimum-delay-ms', String(options.restartMinimumDelayMilliseconds));
   if (options.restartBackoffBaseMilliseconds !== undefined) args.push('--restart-backoff-base-ms', String(options.restartBackoffBaseMilliseconds));
   if (options.restartBackoffMaxMilliseconds !== undefined) args.push('--restart-backoff-max-ms', String(options.restartBackoffMaxMilliseconds));
   const child = spawn(process.execPath, args, {
@@ -97,6 +116,8 @@ export interface StopResult {
   readonly daemonWasRunning: boolean;
   /** Processes of the cluster that were still alive after the daemon stopped and had to be killed. */
   readonly leftovers: TaggedProcess[];
+  /** iptables rules of the cluster (partitions, controller source addresses) still installed after the daemon stopped, and then removed. */
+  readonly leftoverFirewallRules: string[];
 }
 
 /**
@@ -106,6 +127,8 @@ export interface StopResult {
 export async function stopCluster(stateDir: string, timeoutMilliseconds = 30_000): Promise<StopResult> {
   const layout = new StateDirLayout(stateDir);
   const daemon = liveDaemon(layout);
+  // Read before the daemon removes it: the block names the cluster's iptables chains.
+  const blockOctet = loopbackBlockOctet(readClusterEndpoints(layout));
   if (daemon) {
     signalQuietly(daemon.pid, 'SIGTERM');
     const deadline = Date.now() + timeoutMilliseconds;
@@ -114,10 +137,17 @@ export async function stopCluster(stateDir: string, timeoutMilliseconds = 30_000
     if (isDaemonProcessAlive(daemon)) signalQuietly(-daemon.pid, 'SIGKILL');
   }
   const leftovers = await stopTaggedProcesses(layout.root, 3000);
+  const leftoverFirewallRules = blockOctet === undefined ? [] : await findClusterFirewallRules(blockOctet);
+  if (leftoverFirewallRules.length > 0) await removeClusterFirewallRules(blockOctet!);
   // The daemon removes etcd's data when it stops cleanly; not when it had to be killed.
   rmSync(etcdDataDirFor(layout.root), { recursive: true, force: true });
   rmSync(layout.readyFile, { force: true });
-  return { daemonWasRunning: daemon !== undefined, leftovers };
+  return { daemonWasRunning: daemon !== undefined, leftovers, leftoverFirewallRules };
+}
+
+function loopbackBlockOctet(endpoints: ClusterEndpoints | undefined): number | undefined {
+  const match = /^127\.(\d+)\.0\.0\/16$/.exec(endpoints?.loopbackBlock ?? '');
+  return match ? Number(match[1]) : undefined;
 }
 
 function forwardNewLogLines(file: string, offset: number, progress: (line: string) => void): number {

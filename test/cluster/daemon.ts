@@ -12,9 +12,11 @@ import { locateControlPlaneBinaries, locateRedisBinaries } from './binaries';
 import { ControlPlane } from './control-plane/control-plane';
 import { writeDaemonRecord } from './daemon-record';
 import { LoopbackBlock } from './loopback-block';
+import { findClusterFirewallRules } from './network/firewall';
+import { NetworkFaults } from './network/network-faults';
 import { ControlApi } from './node-agent/control-api';
 import { NodeAgent } from './node-agent/node-agent';
-import { KUBELET_RESTART_BACKOFF } from './node-agent/restart-backoff';
+import { KUBELET_RESTART_BACKOFF, validateRestartBackoff } from './node-agent/restart-backoff';
 import { ProcessRegistry } from './process/process-registry';
 import { stopTaggedProcesses } from './process/process-tag';
 import { StateDirLayout, type ClusterEndpoints } from './state-dir';
@@ -25,10 +27,16 @@ async function main(): Promise<void> {
   const options = new Command()
     .requiredOption('--state-dir <dir>', 'state directory of the cluster')
     .option('--exit-with-parent', 'stop when stdin closes (the parent died)', false)
+    .option('--restart-minimum-delay-ms <ms>', 'earliest restart of an exited container', String(KUBELET_RESTART_BACKOFF.minimumDelayMilliseconds))
     .option('--restart-backoff-base-ms <ms>', 'crash-loop back-off base', String(KUBELET_RESTART_BACKOFF.baseMilliseconds))
     .option('--restart-backoff-max-ms <ms>', 'crash-loop back-off cap', String(KUBELET_RESTART_BACKOFF.maxMilliseconds))
     .parse()
-    .opts<{ stateDir: string; exitWithParent: boolean; restartBackoffBaseMs: string; restartBackoffMaxMs: string }>();
+    .opts<{ stateDir: string; exitWithParent: boolean; restartMinimumDelayMs: string; restartBackoffBaseMs: string; restartBackoffMaxMs: string }>();
+  const backoff = validateRestartBackoff({
+    minimumDelayMilliseconds: Number(options.restartMinimumDelayMs),
+    baseMilliseconds: Number(options.restartBackoffBaseMs),
+    maxMilliseconds: Number(options.restartBackoffMaxMs),
+  });
 
   const layout = new StateDirLayout(options.stateDir);
   // Synchronous writes: the log must be complete even when the daemon exits right after a line.
@@ -92,6 +100,20 @@ async function main(): Promise<void> {
     cleanups.push(() => controlPlane.stop());
     log.info({ milliseconds: Date.now() - started }, 'control plane ready');
 
+    const networkFaults = await NetworkFaults.start({
+      secondOctet: loopbackBlock.secondOctet,
+      podAddress: (namespace, name) => agent.podAddress(namespace, name),
+      apiServerProxy: {
+        upstreamUrl: controlPlane.apiServerUrl,
+        caCertificateFile: controlPlane.pki.caCertificate,
+        servingCertificateFile: controlPlane.pki.apiServerProxyCertificate,
+        servingKeyFile: controlPlane.pki.apiServerProxyKey,
+      },
+      warn,
+    });
+    // Cleanups run in reverse: the iptables chains go after the pods, whatever else failed.
+    cleanups.push(() => networkFaults.stop());
+
     const agent = new NodeAgent({
       client: controlPlane.client,
       layout,
@@ -100,8 +122,9 @@ async function main(): Promise<void> {
       podIpPrefix: loopbackBlock.podIpPrefix,
       firstPodIpThirdOctet: loopbackBlock.firstPodThirdOctet,
       redisPrograms: redis,
-      backoff: { baseMilliseconds: Number(options.restartBackoffBaseMs), maxMilliseconds: Number(options.restartBackoffMaxMs) },
+      backoff,
       warn,
+      onPodFinished: (uid) => networkFaults.podFinished(uid),
     });
     cleanups.push(() => agent.stop());
     await agent.start();
@@ -110,9 +133,21 @@ async function main(): Promise<void> {
       listPods: () => agent.listPods(),
       chaos: (namespace, name, action, container) => agent.chaos(namespace, name, action, container),
       deletePod: (namespace, name, grace) => agent.deletePod(namespace, name, grace),
+      loseVolumes: (namespace, name) => agent.loseVolumes(namespace, name),
       listServices: () => agent.listServices(),
       restartApiServer: () => controlPlane.restartApiServer(),
       compactEtcd: () => controlPlane.compactEtcd(),
+      partition: (first, second) => networkFaults.partitions.partition(first, second),
+      listPartitions: () => networkFaults.partitions.list(),
+      healPartition: (id) => networkFaults.partitions.heal(id),
+      healAllPartitions: () => networkFaults.partitions.healAll(),
+      listFirewallRules: () => findClusterFirewallRules(loopbackBlock.secondOctet),
+      registerController: (name) => networkFaults.controllers.register(name),
+      listControllers: () => networkFaults.controllers.list(),
+      getController: (name) => networkFaults.controllers.get(name),
+      unregisterController: (name) => networkFaults.controllers.unregister(name),
+      stallWatches: (name) => networkFaults.controllers.stallWatches(name),
+      resumeWatches: (name) => networkFaults.controllers.resumeWatches(name),
     }, warn);
     const agentUrl = await controlApi.listen();
     cleanups.push(() => controlApi.close());

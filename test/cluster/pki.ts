@@ -9,6 +9,12 @@ export interface ClusterPki {
   readonly caKey: string;
   readonly apiServerCertificate: string;
   readonly apiServerKey: string;
+  /**
+   * Serving certificate of the harness's apiserver proxy (the watch-stall proxy a controller under test can be
+   * started through): `localhost` and 127.0.0.1, so clients verify it with the same CA as the apiserver.
+   */
+  readonly apiServerProxyCertificate: string;
+  readonly apiServerProxyKey: string;
   /** Client certificate with `O=system:masters`: cluster admin for the harness, tests and the controller-manager. */
   readonly adminCertificate: string;
   readonly adminKey: string;
@@ -52,7 +58,7 @@ function newCertificate(subjectKey: KeyPair, subject: forge.pki.CertificateField
   return certificate;
 }
 
-/** Creates a fresh CA, the apiserver's serving certificate, an admin client certificate and ServiceAccount keys. */
+/** Creates a fresh CA, the serving certificates of the apiserver and of its proxy, an admin client certificate and ServiceAccount keys. */
 export function createClusterPki(folder: string, identity: ApiServerIdentity): ClusterPki {
   mkdirSync(folder, { recursive: true, mode: 0o700 });
   const caKey = generateRsaKeyPair();
@@ -92,6 +98,11 @@ export function createClusterPki(folder: string, identity: ApiServerIdentity): C
       ],
     },
   ]);
+  const apiServerProxyKey = generateRsaKeyPair();
+  const apiServerProxyCertificate = issue(apiServerProxyKey, [{ name: 'commonName', value: 'redkite-apiserver-proxy' }], [
+    { name: 'extKeyUsage', serverAuth: true },
+    { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] },
+  ]);
   const adminKey = generateRsaKeyPair();
   const adminCertificate = issue(
     adminKey,
@@ -105,6 +116,8 @@ export function createClusterPki(folder: string, identity: ApiServerIdentity): C
     caKey: join(folder, 'ca.key'),
     apiServerCertificate: join(folder, 'apiserver.crt'),
     apiServerKey: join(folder, 'apiserver.key'),
+    apiServerProxyCertificate: join(folder, 'apiserver-proxy.crt'),
+    apiServerProxyKey: join(folder, 'apiserver-proxy.key'),
     adminCertificate: join(folder, 'admin.crt'),
     adminKey: join(folder, 'admin.key'),
     serviceAccountKey: join(folder, 'service-account.key'),
@@ -115,6 +128,8 @@ export function createClusterPki(folder: string, identity: ApiServerIdentity): C
   write(files.caKey, caKey.privatePem);
   write(files.apiServerCertificate, apiServerCertificate);
   write(files.apiServerKey, apiServerKey.privatePem);
+  write(files.apiServerProxyCertificate, apiServerProxyCertificate);
+  write(files.apiServerProxyKey, apiServerProxyKey.privatePem);
   write(files.adminCertificate, adminCertificate);
   write(files.adminKey, adminKey.privatePem);
   write(files.serviceAccountKey, serviceAccountKey.privatePem);

@@ -9,4 +9,7 @@ export default async function globalTeardown(): Promise<void> {
   if (result.leftovers.length > 0) {
     throw new Error(`the cluster left processes behind after its daemon stopped:\n${result.leftovers.map((found) => `  ${found.pid} ${found.commandLine}`).join('\n')}`);
   }
+  if (result.leftoverFirewallRules.length > 0) {
+    throw new Error(`the cluster left iptables rules behind after its daemon stopped (now removed):\n${result.leftoverFirewallRules.map((rule) => `  ${rule}`).join('\n')}`);
+  }
 }

@@ -145,7 +145,7 @@ export class ContainerRunner {
         });
       } catch (error) {
         this.setState({ waiting: { reason: 'RunContainerError', message: (error as Error).message } });
-        await this.sleep(backoff.nextDelayMilliseconds(0) || RETRY_PREPARATION_MILLISECONDS);
+        await this.sleep(Math.max(backoff.next(0).milliseconds, RETRY_PREPARATION_MILLISECONDS));
         continue;
       }
       this.startedByProbe = false;
@@ -172,15 +172,19 @@ export class ContainerRunner {
         this.setState({ terminated });
         return failed ? 'failed' : 'succeeded';
       }
-      this.lastState = { terminated };
-      const delay = backoff.nextDelayMilliseconds(finishedAt.getTime() - startedAt.getTime());
-      if (delay > 0) {
+      const delay = backoff.next(finishedAt.getTime() - startedAt.getTime());
+      if (delay.backingOff) {
+        this.lastState = { terminated };
         this.setState({
-          waiting: { reason: 'CrashLoopBackOff', message: `back-off ${Math.round(delay / 1000)}s restarting failed container=${this.container.name} pod=${this.context.podKey}` },
+          waiting: { reason: 'CrashLoopBackOff', message: `back-off ${Math.round(delay.milliseconds / 1000)}s restarting failed container=${this.container.name} pod=${this.context.podKey}` },
         });
-        await this.sleep(delay);
-        if (this.stopping) return 'stopped';
+      } else {
+        // Until its next relist notices the exit, the kubelet still reports the run that just ended.
+        this.setState({ terminated });
       }
+      await this.sleep(delay.milliseconds);
+      if (this.stopping) return 'stopped';
+      this.lastState = { terminated };
       this.restartCount++;
     }
   }

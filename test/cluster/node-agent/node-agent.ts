@@ -1,12 +1,13 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { V1PersistentVolumeClaim, V1Pod, V1Service } from '@kubernetes/client-node';
 import { ConcurrencyLimit } from '../kube/concurrency-limit';
 import type { KubeRestClient } from '../kube/kube-rest-client';
 import { WatchedCollection } from '../kube/watched-collection';
 import type { ProcessRegistry } from '../process/process-registry';
+import type { SupervisedProcess } from '../process/supervised-process';
 import type { StateDirLayout } from '../state-dir';
-import { NotFoundError, type ChaosAction, type PodProcessView } from './control-api';
+import { ControlApiError, NotFoundError, type ChaosAction, type PodProcessView, type VolumeLossView } from './control-api';
 import { NodeRegistration } from './node-registration';
 import { ObjectSource } from './object-source';
 import { PersistentVolumeProvisioner } from './persistent-volume-provisioner';
@@ -31,6 +32,8 @@ export interface NodeAgentOptions {
   readonly redisPrograms: RedisPrograms;
   readonly backoff: RestartBackoffSettings;
   readonly warn: (message: string, error?: unknown) => void;
+  /** A pod incarnation is gone for good (processes stopped, IP freed): faults bound to it must go too. */
+  readonly onPodFinished?: (uid: string) => void;
 }
 
 const HOST_IP = '127.0.0.1';
@@ -81,7 +84,11 @@ export class NodeAgent {
       },
     });
     this.provisioner = new PersistentVolumeProvisioner(client, layout.persistentVolumes);
-    this.proxy = new ServiceProxy(() => this.endpointCandidates(), warn);
+    this.proxy = new ServiceProxy({
+      candidates: () => this.endpointCandidates(),
+      isClusterAddress: (address) => address.startsWith(options.podIpPrefix),
+      warn,
+    });
     this.endpointRefresh = new ThrottledTask(() => this.proxy.refreshEndpoints(), ENDPOINT_REFRESH_INTERVAL_MILLISECONDS, warn, 'refreshing Service endpoints');
     this.serviceSync = new ThrottledTask(() => this.proxy.syncServices(this.services.values()), SERVICE_SYNC_INTERVAL_MILLISECONDS, warn, 'syncing Service listeners');
     this.workerServices = {
@@ -107,6 +114,7 @@ export class NodeAgent {
         this.workers.delete(uid);
         this.finishedUids.add(uid);
         this.endpointRefresh.request();
+        options.onPodFinished?.(uid);
       },
     };
     this.pods = new WatchedCollection<V1Pod>(client, '/api/v1/pods', (pod, change) => this.onPod(pod, change), warn);
@@ -161,13 +169,45 @@ export class NodeAgent {
 
   /** SIGKILL / SIGSTOP / SIGCONT the container's process; returns its PID. */
   chaos(namespace: string, name: string, action: ChaosAction, containerName: string | undefined): number {
-    const worker = [...this.workers.values()].find((candidate) => candidate.namespace === namespace && candidate.name === name && !candidate.isTerminating);
-    if (!worker) throw new NotFoundError(`no running pod ${namespace}/${name} on this node`);
+    const worker = this.runningWorker(namespace, name);
     const runner = containerName ? worker.runners().find((candidate) => candidate.container.name === containerName) : worker.runners()[0];
     const process = runner?.runningProcess;
     if (!process) throw new NotFoundError(`container ${containerName ?? '(first)'} of ${namespace}/${name} has no running process`);
     process.signal(action === 'kill' ? 'SIGKILL' : action === 'freeze' ? 'SIGSTOP' : 'SIGCONT');
     return process.pid;
+  }
+
+  /**
+   * The pod's persistent volumes are lost, as when a PV's disk is replaced by a blank one: every container that
+   * mounts one is frozen (so nothing writes while the volume is emptied), the contents of every
+   * persistentVolumeClaim volume are deleted, and the containers are SIGKILLed. They restart after the usual
+   * restart delay on empty volumes; the pod, its IP and its claims stay the same.
+   */
+  async loseVolumes(namespace: string, name: string): Promise<VolumeLossView> {
+    const worker = this.runningWorker(namespace, name);
+    const volumes = worker.persistentVolumeFolders();
+    if (volumes.size === 0) throw new ControlApiError(409, `pod ${namespace}/${name} has no persistentVolumeClaim volume (or its volumes are not set up yet)`);
+    const mounting = (): SupervisedProcess[] => worker.runners()
+      .filter((runner) => (runner.container.volumeMounts ?? []).some((mount) => volumes.has(mount.name)))
+      .flatMap((runner) => (runner.runningProcess ? [runner.runningProcess] : []));
+    const frozen = mounting();
+    for (const process of frozen) process.signal('SIGSTOP');
+    const stillRunning = (await Promise.all(frozen.map(async (process) => ((await waitUntilStopped(process.pid)) ? [] : [process.pid])))).flat();
+    if (stillRunning.length > 0) this.options.warn(`losing the volumes of ${namespace}/${name}: process(es) ${stillRunning.join(', ')} did not stop in time; wiping anyway`);
+    for (const folder of volumes.values()) {
+      for (const entry of readdirSync(folder)) rmSync(join(folder, entry), { recursive: true, force: true });
+    }
+    // Whatever mounts the volumes now dies, including a container that started while the others were frozen.
+    const killed = mounting();
+    for (const process of killed) process.signal('SIGKILL');
+    return { volumes: [...volumes.keys()], killedPids: killed.map((process) => process.pid) };
+  }
+
+  /** The pod's UID and address, for partitions; throws NotFoundError when it has none here. */
+  podAddress(namespace: string, name: string): { uid: string; podIp: string } {
+    const worker = this.runningWorker(namespace, name);
+    if (!worker.podIp) throw new NotFoundError(`pod ${namespace}/${name} has no IP yet`);
+    return { uid: worker.uid, podIp: worker.podIp };
   }
 
   /** Deletes a pod through the apiserver, optionally with a grace period. */
@@ -182,6 +222,12 @@ export class NodeAgent {
   /** The Service proxies and their endpoints. */
   listServices(): ProxiedServicePort[] {
     return this.proxy.describe();
+  }
+
+  private runningWorker(namespace: string, name: string): PodWorker {
+    const worker = [...this.workers.values()].find((candidate) => candidate.namespace === namespace && candidate.name === name && !candidate.isTerminating);
+    if (!worker) throw new NotFoundError(`no running pod ${namespace}/${name} on this node`);
+    return worker;
   }
 
   private onPod(pod: V1Pod, change: 'upserted' | 'deleted'): void {
@@ -230,4 +276,24 @@ export class NodeAgent {
       };
     }
   }
+}
+
+const STOP_WAIT_MILLISECONDS = 2000;
+
+// SIGSTOP takes effect when the kernel next schedules the process, not when kill(2) returns: wait for state T.
+// False if it is still running at the deadline (stuck in uninterruptible I/O, say).
+async function waitUntilStopped(pid: number): Promise<boolean> {
+  const deadline = Date.now() + STOP_WAIT_MILLISECONDS;
+  while (Date.now() < deadline) {
+    let state: string;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    } catch {
+      return true; // gone already: it cannot write either
+    }
+    if (state === 'T' || state === 'Z') return true;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return false;
 }

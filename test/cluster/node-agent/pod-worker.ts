@@ -91,6 +91,12 @@ export class PodWorker {
     return !this.terminating && this.containers.length > 0 && this.containers.every((container) => container.ready);
   }
 
+  /** Host folders of the pod's persistentVolumeClaim volumes by volume name (none before its volumes are set up). */
+  persistentVolumeFolders(): Map<string, string> {
+    const claims = new Set((this.pod.spec?.volumes ?? []).filter((volume) => volume.persistentVolumeClaim).map((volume) => volume.name));
+    return new Map([...this.volumeFolders].filter(([name]) => claims.has(name)));
+  }
+
   /** The runners of the pod's containers (regular containers first, then init containers). */
   runners(): ContainerRunner[] {
     return [...this.containers, ...this.initContainers];

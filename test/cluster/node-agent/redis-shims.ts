@@ -17,6 +17,9 @@ export interface RedisPrograms {
  * - the servers get `--bind <pod IP>` (each pod owns its address, port 6379 stays free for all of them) and
  *   `--bind-source-addr <pod IP>` (otherwise a replica's connections leave from 127.0.0.1 and its primary
  *   reports the replica at 127.0.0.1), plus `--daemonize no` so the agent keeps the process it started;
+ * - `protected-mode` defaults to `no`, as in the official images (their Dockerfile patches the compiled default):
+ *   a server without a password would otherwise refuse every client but 127.0.0.1 — its replicas and other
+ *   pods included. A `--protected-mode` argument or a `protected-mode` line in the config file still wins;
  * - `redis-cli` defaults to `-h <pod IP>` (a later `-h`/`-u` in the arguments still wins), so a probe like
  *   `redis-cli ping` reaches its own pod as it would in a container.
  * Shell scripts of Redis images (`sh -c '... exec redis-server ...'`) get the same treatment for free.
@@ -26,10 +29,22 @@ export function writeRedisShims(folder: string, programs: RedisPrograms): void {
   mkdirSync(folder, { recursive: true });
   const serverShim = (binary: string): string => `#!/bin/sh
 # Written by the redkite node agent: binds Redis to the pod's own loopback IP.
-if [ -n "\${${POD_IP_VARIABLE}:-}" ]; then
-  exec ${binary} "$@" --bind "$${POD_IP_VARIABLE}" --bind-source-addr "$${POD_IP_VARIABLE}" --daemonize no
+case "\${1:-}" in -v|--version|-h|--help|--test-memory) exec ${binary} "$@" ;; esac
+if [ -z "\${${POD_IP_VARIABLE}:-}" ]; then
+  exec ${binary} "$@"
 fi
-exec ${binary} "$@"
+# The official images compile protected-mode off; mirror that unless the arguments or the config file set it.
+protected_mode="--protected-mode no"
+for argument in "$@"; do
+  [ "$argument" = "--protected-mode" ] && protected_mode=""
+done
+if [ $# -gt 0 ] && [ "\${1#-}" = "$1" ]; then
+  config_file="$1"
+  shift
+  grep -qiE '^[[:space:]]*protected-mode[[:space:]]' "$config_file" 2>/dev/null && protected_mode=""
+  exec ${binary} "$config_file" $protected_mode "$@" --bind "$${POD_IP_VARIABLE}" --bind-source-addr "$${POD_IP_VARIABLE}" --daemonize no
+fi
+exec ${binary} $protected_mode "$@" --bind "$${POD_IP_VARIABLE}" --bind-source-addr "$${POD_IP_VARIABLE}" --daemonize no
 `;
   const cliShim = `#!/bin/sh
 # Written by the redkite node agent: redis-cli talks to the pod's own IP unless told otherwise.

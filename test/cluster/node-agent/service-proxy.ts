@@ -25,23 +25,41 @@ interface Listener {
   service: V1Service;
   port: V1ServicePort;
   readonly server: Server;
-  readonly connections: Set<{ client: Socket; backend: Socket; endpoint: string }>;
   endpoints: string[];
   nextIndex: number;
+}
+
+interface ProxiedConnection {
+  readonly client: Socket;
+  readonly backend: Socket;
+  readonly endpoint: string;
+  readonly listener: Listener;
+}
+
+/** What the proxy needs besides the pods. */
+export interface ServiceProxyOptions {
+  readonly candidates: () => Iterable<EndpointCandidate>;
+  /**
+   * Whether a client address is one of the cluster's (a pod IP, a controller identity's address): the proxy then
+   * connects to the endpoint from that same address, as kube-proxy's DNAT keeps the client's source, so that a
+   * partition between two addresses also cuts what one sends to the other through a Service.
+   */
+  readonly isClusterAddress: (address: string) => boolean;
+  readonly warn: (message: string, error?: unknown) => void;
 }
 
 /**
  * kube-proxy for a loopback cluster: ClusterIPs come from a 127.x range, so for every TCP port of every
  * ClusterIP Service with a selector the agent listens on `clusterIP:port` and forwards each connection to a
  * Ready pod matching the selector (round robin; `publishNotReadyAddresses` includes unready ones). Endpoints are
- * recomputed on every pod change; connections to an endpoint that left the set are closed at once, so a client
- * writing through a primary's Service reconnects to the new primary instead of lingering on the old one.
+ * recomputed on every pod change; connections to an endpoint that left the set are closed at once.
  * (EndpointSlices cannot be used: the apiserver refuses loopback endpoint addresses.)
  */
 export class ServiceProxy {
   private readonly listeners = new Map<string, Listener>();
+  private readonly connections = new Set<ProxiedConnection>();
 
-  constructor(private readonly candidates: () => Iterable<EndpointCandidate>, private readonly warn: (message: string, error?: unknown) => void) {}
+  constructor(private readonly options: ServiceProxyOptions) {}
 
   /** Reconciles the listeners with the current Services. */
   syncServices(services: readonly V1Service[]): void {
@@ -70,12 +88,12 @@ export class ServiceProxy {
   }
 
   /**
-   * Recomputes every Service's endpoints; drops connections to departed endpoints. Candidates are indexed by
+   * Recomputes every Service's endpoints (for new connections). Candidates are indexed by
    * namespace and label first, so the cost is Services × matching pods, not Services × pods (1000 Services and
    * 1000 pods in one namespace made each refresh a million selector checks, and every pod change asked for one).
    */
   refreshEndpoints(): void {
-    const index = indexCandidates(this.candidates());
+    const index = indexCandidates(this.options.candidates());
     for (const listener of this.listeners.values()) {
       const namespace = listener.service.metadata?.namespace ?? '';
       const selector = Object.entries(listener.service.spec?.selector ?? {});
@@ -91,13 +109,12 @@ export class ServiceProxy {
       }
       endpoints.sort();
       listener.endpoints = endpoints;
-      if (listener.connections.size === 0) continue;
       const current = new Set(endpoints);
-      for (const connection of listener.connections) {
-        if (!current.has(connection.endpoint)) {
+      for (const connection of this.connections) {
+        if (connection.listener === listener && !current.has(connection.endpoint)) {
           connection.client.destroy();
           connection.backend.destroy();
-          listener.connections.delete(connection);
+          this.connections.delete(connection);
         }
       }
     }
@@ -114,15 +131,20 @@ export class ServiceProxy {
     }));
   }
 
-  /** Closes every listener and connection. */
+  /** Closes every listener and every proxied connection (the node is going away). */
   stop(): void {
     for (const [key, listener] of this.listeners) this.close(key, listener);
+    for (const connection of this.connections) {
+      connection.client.destroy();
+      connection.backend.destroy();
+    }
+    this.connections.clear();
   }
 
   private open(key: string, service: V1Service, port: V1ServicePort): void {
-    const listener: Listener = { service, port, server: createServer(), connections: new Set(), endpoints: [], nextIndex: 0 };
+    const listener: Listener = { service, port, server: createServer(), endpoints: [], nextIndex: 0 };
     listener.server.on('connection', (client) => this.forward(listener, client));
-    listener.server.on('error', (error) => this.warn(`service ${service.metadata?.namespace}/${service.metadata?.name} cannot listen on ${service.spec?.clusterIP}:${port.port}`, error));
+    listener.server.on('error', (error) => this.options.warn(`service ${service.metadata?.namespace}/${service.metadata?.name} cannot listen on ${service.spec?.clusterIP}:${port.port}`, error));
     listener.server.listen(port.port, service.spec!.clusterIP!);
     this.listeners.set(key, listener);
   }
@@ -135,11 +157,12 @@ export class ServiceProxy {
     }
     const endpoint = listener.endpoints[listener.nextIndex++ % listener.endpoints.length];
     const [host, port] = endpoint.split(':');
-    const backend = connect({ host, port: Number(port) });
-    const connection = { client, backend, endpoint };
-    listener.connections.add(connection);
+    const source = client.remoteAddress;
+    const backend = connect({ host, port: Number(port), ...(source && this.options.isClusterAddress(source) ? { localAddress: source } : {}) });
+    const connection = { client, backend, endpoint, listener };
+    this.connections.add(connection);
     const cleanUp = (): void => {
-      listener.connections.delete(connection);
+      this.connections.delete(connection);
       client.destroy();
       backend.destroy();
     };
@@ -151,12 +174,9 @@ export class ServiceProxy {
     backend.pipe(client);
   }
 
+  // Only the listener: established connections outlive their Service, as conntrack entries do.
   private close(key: string, listener: Listener): void {
     listener.server.close();
-    for (const connection of listener.connections) {
-      connection.client.destroy();
-      connection.backend.destroy();
-    }
     this.listeners.delete(key);
   }
 }
