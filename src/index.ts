@@ -22,8 +22,8 @@ export * from './release/argocd-application';
 export * from './release/argocd-health-check';
 export * from './helm/operator-helm-chart';
 export type { RedisClusterProps } from '../imports/redis.redkite.io';
+// RedisCluster itself comes from ./api: the generated class plus synth-time admission.
 export {
-  RedisCluster,
   RedisClusterSpecPersistence,
   RedisClusterSpecSchedulingPodAntiAffinity,
   RedisClusterSpecStorageReclaimPolicy,

@@ -10,6 +10,7 @@ import {
   REDIS_CLUSTER_SINGULAR,
   REDIS_CLUSTER_VERSION,
 } from '../api/api-group';
+import { REDIS_CLUSTER_SCALE_SUBRESOURCE } from '../api/redis-cluster-scale';
 import { redisClusterOpenApiSchema } from '../api/redis-cluster-schema';
 
 export interface RedisClusterCrdProps {
@@ -58,11 +59,7 @@ export class RedisClusterCrd extends Construct {
             schema: { openAPIV3Schema: redisClusterOpenApiSchema() },
             subresources: {
               status: {},
-              scale: {
-                specReplicasPath: '.spec.replicas',
-                statusReplicasPath: '.status.replicas',
-                labelSelectorPath: '.status.selector',
-              },
+              scale: { ...REDIS_CLUSTER_SCALE_SUBRESOURCE },
             },
             additionalPrinterColumns: [
               { name: 'Ready', type: 'string', jsonPath: '.status.ready', description: 'Ready pods / pods' },

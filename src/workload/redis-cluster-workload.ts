@@ -3,6 +3,7 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { RedisClusterSpec } from '../api/redis-cluster-spec';
 import { resolveSpec } from '../api/resolve-spec';
+import { redisClusterManifest, redisClusterValidationMessages } from '../api/validate-redis-cluster';
 import { REDIS_PORT, ROLE_LABEL, ROLE_PRIMARY, ROLE_REPLICA, clusterObjectNames, commonLabels, selectorLabels } from '../naming';
 import { ClusterOwnerReference, controllerOwnerReference } from './owner-reference';
 import { CONFIG_FILE_NAME, renderRedisConf } from './redis-conf';
@@ -42,6 +43,10 @@ export class RedisClusterWorkload extends Construct {
 
   constructor(scope: Construct, id: string, props: RedisClusterWorkloadProps) {
     super(scope, id);
+    // The same admission as the RedisCluster itself: a spec the apiserver would refuse fails synth here too.
+    this.node.addValidation({
+      validate: () => redisClusterValidationMessages(redisClusterManifest(props.name, props.namespace, props.spec)),
+    });
     const spec = resolveSpec(props.spec);
     const names = clusterObjectNames(props.name);
     this.names = names;

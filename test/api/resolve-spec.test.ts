@@ -1,6 +1,6 @@
-import { redisClusterValidator } from '../support/crd-ajv';
 import { loadSpecFixtures } from '../support/spec-fixtures';
-import { resolveSpec } from '../../src/api';
+import { redisClusterOpenApiSchema, resolveSpec } from '../../src/api';
+import { compileOpenApiSchema } from '../../src/api/validation/openapi-schema-validation';
 
 describe('resolveSpec', () => {
   it('fills every default of an empty spec', () => {
@@ -44,7 +44,7 @@ describe('resolveSpec', () => {
     'defaults %s exactly as schema-driven defaulting does',
     (_name, spec) => {
       const object = { apiVersion: 'redis.redkite.io/v1alpha1', kind: 'RedisCluster', metadata: { name: 'x' }, spec: structuredClone(spec) };
-      expect(redisClusterValidator()(object)).toBe(true);
+      expect(compileOpenApiSchema(redisClusterOpenApiSchema())(object)).toBe(true);
       const { minReplicasToWrite, ...schemaDefaulted } = resolveSpec(spec);
       expect(schemaDefaulted).toEqual({ ...object.spec, minReplicasToWrite: undefined });
       expect(minReplicasToWrite).toBe(spec.minReplicasToWrite ?? (schemaDefaulted.replicas >= 2 ? 1 : 0));

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { parse } from 'yaml';
 
 /** Which layer of admission rejects an invalid spec. */
-export type RejectedBy = 'schema' | 'unknown-field' | 'cel';
+export type RejectedBy = 'schema' | 'unknown-field' | 'metadata' | 'cel';
 
 export interface ValidSpecFixture {
   readonly name: string;
