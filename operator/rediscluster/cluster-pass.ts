@@ -36,6 +36,8 @@ export interface ClusterPassOptions {
   readonly liveConfig: LiveConfigTracker;
   readonly now: () => number;
   readonly monotonicNow: () => number;
+  /** The manager's synchronous lease check (I6). @default - the signal alone */
+  readonly leaseCurrent?: () => boolean;
 }
 
 type Progress = { readonly reason: string; readonly message: string };
@@ -81,7 +83,7 @@ export class ClusterPass {
     // Roll a password change out in two phases (old and new both valid meanwhile).
     const passwordMemory = this.options.memory.password;
     const rotation = rotationUnderWay(passwordMemory, password)
-      ? await rotatePassword(this.options.admin, this.pods, password, passwordMemory, this.options.monotonicNow(), this.signal)
+      ? await rotatePassword(this.options.admin, this.pods, password, passwordMemory, this.options.monotonicNow(), () => this.guard())
       : undefined;
     // Observe every member once.
     const members = await observeMembers(this.options.admin, this.name, this.pods, password);
@@ -101,6 +103,7 @@ export class ClusterPass {
       password,
       podResourceVersions: this.podResourceVersions,
       signal: this.signal,
+      leaseCurrent: this.options.leaseCurrent,
     });
     if (execution.switchoverAborted !== undefined) await this.switchoverAborted(plan, execution.switchoverAborted);
     if (plan.record && this.forcedPrimary() === plan.record.primary) await this.clearForcePrimary();
@@ -127,6 +130,11 @@ export class ClusterPass {
     return { requeueAfterMs: this.nextCheckMilliseconds(plan, progress.step !== undefined || scaling !== undefined) };
   }
 
+  /** I6: before every Redis command and API write. */
+  private guard(): void {
+    throwIfLeadershipLost(this.signal, this.options.leaseCurrent);
+  }
+
   private desired(): DesiredState {
     const labelledPrimary = this.pods.find((pod) => pod.metadata.labels?.[ROLE_LABEL] === 'primary');
     const recorded = this.cluster.status?.primaryRecord?.primary ?? labelledPrimary?.metadata.name;
@@ -138,7 +146,7 @@ export class ClusterPass {
   }
 
   private ensurePassword(desired: DesiredState): Promise<string> {
-    throwIfLeadershipLost(this.signal);
+    this.guard();
     const cachedSecret = this.options.caches.secrets.store.get({ namespace: this.namespace, name: desired.passwordSecretName });
     return ensurePassword(this.options.client, this.cluster, desired, cachedSecret);
   }
@@ -149,7 +157,7 @@ export class ClusterPass {
       desired.manifests.map(async (manifest) => {
         const live = this.options.caches.owned.get(`${manifest.apiVersion}/${manifest.kind}`)?.store.get({ namespace: this.namespace, name: manifest.metadata.name });
         if (live && isSubsetOf(manifest, live)) return;
-        throwIfLeadershipLost(this.signal);
+        this.guard();
         this.logger.info({ kind: manifest.kind, name: manifest.metadata.name }, live ? 'object drifted from desired state; applying' : 'creating object');
         await this.options.client.apply(manifest as unknown as KubernetesObject, { signal: this.signal });
       }),
@@ -175,7 +183,7 @@ export class ClusterPass {
 
   /** I5: the record is written with the resourceVersion the decision was made from; a stale decision gets 409. */
   private async writeRecord(record: PrimaryRecord): Promise<void> {
-    throwIfLeadershipLost(this.signal);
+    this.guard();
     const updated = await this.options.client.patchStatus<RedisClusterObject>(
       { ...REDIS_CLUSTER_GVK, namespace: this.namespace, name: this.name },
       { primaryRecord: { ...record } },
@@ -207,14 +215,14 @@ export class ClusterPass {
 
   /** The escape hatch is for one decision: once recorded, the annotation goes so it cannot force a later one. */
   private async clearForcePrimary(): Promise<void> {
-    throwIfLeadershipLost(this.signal);
+    this.guard();
     await this.options.client.mergePatch({ ...REDIS_CLUSTER_GVK, namespace: this.namespace, name: this.name }, { metadata: { annotations: { [FORCE_PRIMARY_ANNOTATION]: null } } }, { signal: this.signal });
   }
 
   private async labelReplicas(members: readonly ClusterMember[], primary: string | null): Promise<void> {
     const currentLabels = new Map(this.pods.map((pod) => [pod.metadata.name!, pod.metadata.labels?.[ROLE_LABEL]]));
     for (const change of replicaLabelChanges(members, primary, currentLabels)) {
-      await labelPod(this.options.client, this.namespace, change.pod, change.role, { resourceVersion: this.podResourceVersions.get(change.pod), signal: this.signal });
+      await labelPod(this.options.client, this.namespace, change.pod, change.role, { resourceVersion: this.podResourceVersions.get(change.pod), signal: this.signal, leaseCurrent: this.options.leaseCurrent });
     }
   }
 
@@ -231,7 +239,7 @@ export class ClusterPass {
         if (!member.address || !member.observation?.reachable) return;
         const stamp = LiveConfigTracker.stamp(member.observation.runId, parameters);
         if (tracker.isApplied(this.options.key, member.name, stamp)) return;
-        throwIfLeadershipLost(this.signal);
+        this.guard();
         try {
           await this.options.admin.configSet({ host: member.address, port: REDIS_PORT, password }, parameters);
           tracker.markApplied(this.options.key, member.name, stamp);
@@ -267,7 +275,7 @@ export class ClusterPass {
     });
     if (rollout.kind === 'restartPod') {
       await this.event('Normal', 'RestartingPod', rollout.reason, 'Rollout');
-      throwIfLeadershipLost(this.signal);
+      this.guard();
       await this.options.client.delete({ apiVersion: 'v1', kind: 'Pod', namespace: this.namespace, name: rollout.pod }, { signal: this.signal });
       return { step: { reason: 'RollingUpdate', message: rollout.reason }, complete: false };
     }
@@ -307,6 +315,7 @@ export class ClusterPass {
       password,
       podResourceVersions: this.podResourceVersions,
       signal: this.signal,
+      leaseCurrent: this.options.leaseCurrent,
     });
     if (execution.switchoverAborted !== undefined) {
       await this.switchoverAborted(switchoverPlan, execution.switchoverAborted);
@@ -333,7 +342,7 @@ export class ClusterPass {
     if (statusUnchanged(this.cluster.status, status)) return;
     // What changed, so a status that keeps being rewritten can be traced from the log alone.
     this.logger.info({ before: summarizeStatus(this.cluster.status), after: summarizeStatus(status) }, 'status changed');
-    throwIfLeadershipLost(this.signal);
+    this.guard();
     // A merge patch keeps fields it does not mention: a field that went away (the serving primary during an
     // outage) must be sent as null, or the status never matches and is rewritten on every pass.
     const removed = Object.keys(this.cluster.status ?? {}).filter((field) => (status as Record<string, unknown>)[field] === undefined);

@@ -9,7 +9,11 @@ export class LeadershipLostError extends Error {
   }
 }
 
-/** Checked before every Redis command and every API write of a reconcile. */
-export function throwIfLeadershipLost(signal: AbortSignal | undefined): void {
+/**
+ * Checked before every Redis command and every API write of a reconcile. `leaseCurrent` (the manager's synchronous
+ * lease check) catches a process that resumed after a pause longer than its renew deadline before any timer ran.
+ */
+export function throwIfLeadershipLost(signal: AbortSignal | undefined, leaseCurrent?: () => boolean): void {
+  if (leaseCurrent !== undefined && !leaseCurrent()) throw new LeadershipLostError();
   if (signal?.aborted) throw new LeadershipLostError();
 }

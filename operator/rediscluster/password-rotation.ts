@@ -1,7 +1,6 @@
 import { REDIS_PORT } from '../../src/naming';
 import { answeredWithError, type RedisAdministration } from '../redis';
 import type { PodObject } from './cluster-object';
-import { throwIfLeadershipLost } from './leadership';
 
 /** What the controller remembers of a cluster's passwords (in memory: a new controller only restarts the grace). */
 export interface PasswordMemory {
@@ -31,7 +30,7 @@ export async function rotatePassword(
   password: string,
   memory: PasswordMemory,
   monotonicNow: number,
-  signal: AbortSignal,
+  guard: () => void,
 ): Promise<string | undefined> {
   const addresses = pods.flatMap((pod) => (pod.status?.phase === 'Running' && pod.status.podIP ? [pod.status.podIP] : []));
   const previous = memory.lastAccepted;
@@ -52,7 +51,7 @@ export async function rotatePassword(
       everyPodHasNew = false;
       continue;
     }
-    throwIfLeadershipLost(signal);
+    guard();
     await admin.addPassword({ host, port: REDIS_PORT, password: retiring.password }, password);
   }
   if (retiring === undefined) return undefined;
@@ -62,7 +61,7 @@ export async function rotatePassword(
     return `rotating the password: every pod accepts the new one; the old one stays valid for ${OLD_PASSWORD_GRACE_MILLISECONDS / 1000} s`;
   }
   for (const host of addresses) {
-    throwIfLeadershipLost(signal);
+    guard();
     await admin.removePassword({ host, port: REDIS_PORT, password }, retiring.password);
   }
   memory.retiring = undefined;

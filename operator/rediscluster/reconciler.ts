@@ -52,6 +52,8 @@ export interface RedisClusterReconcilerOptions {
   readonly now?: () => number;
   /** Monotonic clock, for the failure-detection timer and back-offs (I7). @default performance.now */
   readonly monotonicNow?: () => number;
+  /** Synchronous lease check of the manager (I6). @default - the reconcile signal alone */
+  readonly leaseCurrent?: () => boolean;
 }
 
 /** What the reconciler keeps per cluster between passes; losing it only restarts timers. */

@@ -43,7 +43,7 @@ export function setupRedisClusterController(manager: Manager, options: RedisClus
   let enqueue: (key: { namespace: string; name: string }) => void = () => undefined;
   const logger = manager.logger.child({ component: 'primary-watchdog' });
   const watchdog = new PrimaryWatchdog(admin, (key) => enqueue(key), options.primaryProbeIntervalMs ?? 500, (message, error) => logger.warn({ err: error }, message));
-  const reconciler = new RedisClusterReconciler({ client: manager.client, admin, recorder, caches: { clusters, pods, secrets, owned }, watchdog });
+  const reconciler = new RedisClusterReconciler({ client: manager.client, admin, recorder, caches: { clusters, pods, secrets, owned }, watchdog, leaseCurrent: () => manager.leaseCurrent() });
 
   let builder = manager.controller('rediscluster').for(REDIS_CLUSTER_GVK);
   for (const kind of OWNED_KINDS) builder = builder.owns({ ...kind, labelSelector: MANAGED_SELECTOR });

@@ -15,9 +15,9 @@ export function labelPod(
   namespace: string,
   pod: string,
   role: string | null,
-  options: { resourceVersion?: string; signal?: AbortSignal } = {},
+  options: { resourceVersion?: string; signal?: AbortSignal; leaseCurrent?: () => boolean } = {},
 ): Promise<unknown> {
-  throwIfLeadershipLost(options.signal);
+  throwIfLeadershipLost(options.signal, options.leaseCurrent);
   const metadata = options.resourceVersion === undefined ? { labels: { [ROLE_LABEL]: role } } : { resourceVersion: options.resourceVersion, labels: { [ROLE_LABEL]: role } };
   return client.mergePatch({ apiVersion: 'v1', kind: 'Pod', namespace, name: pod }, { metadata }, { signal: options.signal });
 }
@@ -34,6 +34,8 @@ export interface TopologyExecutionContext {
   readonly podResourceVersions: Map<string, string | undefined>;
   /** Aborted when the lease is lost: no further command or write (I6). */
   readonly signal: AbortSignal;
+  /** The manager's synchronous lease check. @default - the signal alone */
+  readonly leaseCurrent?: () => boolean;
 }
 
 /** What the execution did, for status and Events. */
@@ -55,14 +57,14 @@ export async function executeTopologyActions(actions: readonly TopologyAction[],
     return { host: address, port: REDIS_PORT, password: context.password };
   };
   const label = async (pod: string, role: string | null): Promise<void> => {
-    const patched = (await labelPod(context.client, namespace, pod, role, { resourceVersion: context.podResourceVersions.get(pod), signal: context.signal })) as
+    const patched = (await labelPod(context.client, namespace, pod, role, { resourceVersion: context.podResourceVersions.get(pod), signal: context.signal, leaseCurrent: context.leaseCurrent })) as
       | { metadata?: { resourceVersion?: string } }
       | undefined;
     context.podResourceVersions.set(pod, patched?.metadata?.resourceVersion);
   };
   let promoted = false;
   for (const action of actions) {
-    throwIfLeadershipLost(context.signal);
+    throwIfLeadershipLost(context.signal, context.leaseCurrent);
     switch (action.kind) {
       case 'unlabelPrimary':
         await label(action.pod, null);

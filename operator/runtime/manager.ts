@@ -192,6 +192,14 @@ export class Manager implements ControllerHost {
     if (this.leadershipLost) throw this.leadershipLost;
   }
 
+  /**
+   * Without leader election: always true. With it: whether the lease is still ours by the monotonic clock; when it
+   * is not, leadership ends synchronously (every reconcile's signal aborts) before this returns.
+   */
+  leaseCurrent(): boolean {
+    return this.elector === undefined || this.elector.leaseCurrent();
+  }
+
   /** Graceful stop: drain controllers, release the lease, stop informers and servers. Idempotent. */
   stop(): Promise<void> {
     this.stopping ??= this.shutDown();

@@ -151,6 +151,20 @@ export class LeaderElector {
     }
   }
 
+  /**
+   * Whether the lease is still ours by our own monotonic clock, checked synchronously (I6, I7). A process that was
+   * paused (SIGSTOP, a VM pause, a long GC) past its renew deadline resumes with pending work queued before the fence
+   * timer: this check ends leadership at once — aborting the leadership signal — so that work writes nothing.
+   */
+  leaseCurrent(): boolean {
+    if (this.currentState !== 'leading') return false;
+    if (monotonicNow(this.clock) >= this.lastRenewStartMs + this.renewDeadlineMs) {
+      this.stopLeading('renew-deadline-exceeded');
+      return false;
+    }
+    return true;
+  }
+
   private startLeading(renewStartMs: number): void {
     this.currentState = 'leading';
     this.leadership = new AbortController();

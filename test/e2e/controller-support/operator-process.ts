@@ -46,6 +46,8 @@ export class OperatorProcess {
   constructor(
     private readonly kubeconfig: string,
     private readonly namespace: string,
+    /** More `redkite run` flags, e.g. `--leader-elect`. @default [] */
+    private readonly extraArgs: readonly string[] = [],
   ) {
     this.logFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'redkite-operator-log-')), 'operator.log');
   }
@@ -55,7 +57,7 @@ export class OperatorProcess {
     this.child = spawn(
       process.execPath,
       [path.join(root, 'bin', 'redkite.js'), 'run', '--kubeconfig', this.kubeconfig, '--namespace', this.namespace,
-        '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0'],
+        '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0', ...this.extraArgs],
       { cwd: root, stdio: ['ignore', log, log] },
     );
     fs.closeSync(log);
@@ -65,6 +67,21 @@ export class OperatorProcess {
   kill(): void {
     this.child?.kill('SIGKILL');
     this.child = undefined;
+  }
+
+  /** SIGSTOP: the controller stalls mid-work (a VM pause, a long GC), its lease running out meanwhile. */
+  freeze(): void {
+    this.child?.kill('SIGSTOP');
+  }
+
+  /** SIGCONT after {@link freeze}. */
+  thaw(): void {
+    this.child?.kill('SIGCONT');
+  }
+
+  /** Whether the process has exited, and with which code. */
+  get exitCode(): number | null {
+    return this.child?.exitCode ?? null;
   }
 
   async stop(): Promise<void> {
