@@ -5,7 +5,7 @@ import { k8s, loadKubeConfig, useTestNamespace, waitFor } from './support';
 import { distObjects, installCrd, installOperatorRelease } from './controller-support/release';
 import { RedisClusterApi } from './controller-support/redis-cluster-api';
 import { buildOperatorImage, type BuiltImage } from '../install/support/operator-image';
-import { OperatorContainer } from '../install/support/operator-container';
+import { OperatorContainer, runOperatorImageOnce } from '../install/support/operator-container';
 
 // A cold build (base image from Debian packages, npm ci inside the build) takes a few minutes on 2 cores.
 jest.setTimeout(15 * 60_000);
@@ -62,6 +62,10 @@ describe('the operator image', () => {
     expect(inspected.Config.User).toBe('65532:65532');
     expect(inspected.Config.Entrypoint.slice(0, 2)).toEqual(['/usr/bin/tini', '--']);
     expect(inspected.Config.Labels['org.opencontainers.image.version']).toBe(packageVersion);
+  });
+
+  it('runs the compiled CLI: redkite --version prints the package version', async () => {
+    expect((await runOperatorImageOnce(image.reference, ['--version'])).trim()).toBe(packageVersion);
   });
 
   it('reconciles a RedisCluster with the in-cluster config of the release ServiceAccount, read-only and without /tmp', async () => {

@@ -30,6 +30,16 @@ export interface PodEnvironment {
 const PODMAN_GLOBAL_OPTIONS = ['--runtime', 'runc', '--cgroup-manager', 'cgroupfs', '--events-backend', 'file'];
 const CONTAINER_LIMITS = ['--ulimit', 'nofile=4096:4096', '--ulimit', 'nproc=4096:4096'];
 
+/** Runs the image once with `args` (read-only, uid 65532, no network) and resolves its stdout. */
+export async function runOperatorImageOnce(image: string, args: readonly string[]): Promise<string> {
+  const { stdout } = await execFileAsync('podman', [
+    ...PODMAN_GLOBAL_OPTIONS, 'run', '--rm', '--pull', 'never', ...CONTAINER_LIMITS,
+    '--network', 'none', '--read-only', '--read-only-tmpfs=false', '--user', '65532:65532', '--cap-drop', 'ALL',
+    image, ...args,
+  ]);
+  return stdout;
+}
+
 /**
  * The operator image run as the Deployment runs it: read-only root file system with no writable /tmp, uid 65532,
  * no capabilities, the service account mounted where a pod has it, and the host's loopback network (the test
