@@ -200,7 +200,7 @@ describe('switchover', () => {
     await formTopology(server(0), [server(1)]);
     await admin.promoteToPrimary(server(2).endpoint);
     const result = await admin.switchover({ primary: server(0).endpoint, target: server(2).endpoint });
-    expect(result).toMatchObject({ outcome: 'aborted', method: 'failover-command', reason: expect.any(String) });
+    expect(result).toMatchObject({ outcome: 'aborted', method: 'pause-and-promote', code: 'target-not-ready', reason: expect.any(String) });
     expect(await reachable(server(0).endpoint)).toMatchObject({ role: 'primary' });
     await formTopology(server(0), [server(1), server(2)]);
   });
