@@ -32,8 +32,6 @@ interface Listener {
 interface ProxiedConnection {
   readonly client: Socket;
   readonly backend: Socket;
-  readonly endpoint: string;
-  readonly listener: Listener;
 }
 
 /** What the proxy needs besides the pods. */
@@ -52,7 +50,10 @@ export interface ServiceProxyOptions {
  * kube-proxy for a loopback cluster: ClusterIPs come from a 127.x range, so for every TCP port of every
  * ClusterIP Service with a selector the agent listens on `clusterIP:port` and forwards each connection to a
  * Ready pod matching the selector (round robin; `publishNotReadyAddresses` includes unready ones). Endpoints are
- * recomputed on every pod change; connections to an endpoint that left the set are closed at once.
+ * recomputed on every pod change and apply to new connections only: like kube-proxy's conntrack entries, an
+ * established connection stays with the pod it was sent to after that pod leaves the endpoints (a label moved,
+ * the pod turned NotReady, even the Service was deleted), until either side closes it — so a client holding a
+ * connection to an old primary keeps writing to it, as it would on a real cluster.
  * (EndpointSlices cannot be used: the apiserver refuses loopback endpoint addresses.)
  */
 export class ServiceProxy {
@@ -109,14 +110,6 @@ export class ServiceProxy {
       }
       endpoints.sort();
       listener.endpoints = endpoints;
-      const current = new Set(endpoints);
-      for (const connection of this.connections) {
-        if (connection.listener === listener && !current.has(connection.endpoint)) {
-          connection.client.destroy();
-          connection.backend.destroy();
-          this.connections.delete(connection);
-        }
-      }
     }
   }
 
@@ -159,7 +152,7 @@ export class ServiceProxy {
     const [host, port] = endpoint.split(':');
     const source = client.remoteAddress;
     const backend = connect({ host, port: Number(port), ...(source && this.options.isClusterAddress(source) ? { localAddress: source } : {}) });
-    const connection = { client, backend, endpoint, listener };
+    const connection = { client, backend };
     this.connections.add(connection);
     const cleanUp = (): void => {
       this.connections.delete(connection);
