@@ -26,10 +26,10 @@ export interface FaultKind {
   /** Lasting faults are healed after their hold time; instant ones (a kill, a deletion) heal by themselves. */
   readonly lasting: boolean;
   /**
-   * Picks a target (`choice` in [0, 1) chooses among several) and injects the fault; resolves undefined when there
-   * is nothing to act on right now (no primary known, controller already down), which the report counts as skipped.
+   * Picks a target (`choice` in [0, 1) chooses among several) and injects the fault; resolves a reason instead when
+   * there is nothing to act on right now (no primary known, controller already down): the report counts it skipped.
    */
-  inject(context: FaultContext, choice: number): Promise<InjectedFault | undefined>;
+  inject(context: FaultContext, choice: number): Promise<InjectedFault | string>;
 }
 
 type PodAction = (agent: NodeAgentClient, namespace: string, pod: string) => Promise<unknown>;
@@ -42,7 +42,7 @@ function podFault(name: string, role: 'primary' | 'replica', act: PodAction, hea
     inject: async (context, choice) => {
       const candidates = role === 'primary' ? [await context.primary()].filter((pod): pod is string => pod !== undefined) : await context.replicas();
       const pod = candidates[Math.floor(choice * candidates.length)];
-      if (pod === undefined) return undefined;
+      if (pod === undefined) return role === 'primary' ? 'no primary known' : 'no replica pod';
       await act(context.agent, context.namespace, pod);
       return { target: pod, heal: heal && (() => heal(context.agent, context.namespace, pod).then(() => undefined)) };
     },
@@ -52,7 +52,7 @@ function podFault(name: string, role: 'primary' | 'replica', act: PodAction, hea
 const controllerKill: FaultKind = {
   name: 'kill-controller',
   lasting: true,
-  inject: async (context) => ((await context.killController()) ? { target: 'controller', heal: () => context.startController() } : undefined),
+  inject: async (context) => ((await context.killController()) ? { target: 'controller', heal: () => context.startController() } : 'the controller is down already'),
 };
 
 const kill: PodAction = (agent, namespace, pod) => agent.kill(namespace, pod);

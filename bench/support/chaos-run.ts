@@ -86,8 +86,8 @@ export async function runSchedule(options: ScheduleRunOptions): Promise<Schedule
       const kind = options.kinds.find((candidate) => candidate.name === planned.kind)!;
       try {
         const fault = await kind.inject(context, planned.choice);
-        if (fault === undefined) {
-          skipped.push({ kind: planned.kind, reason: 'nothing to act on' });
+        if (typeof fault === 'string') {
+          skipped.push({ kind: planned.kind, reason: fault });
           return;
         }
         injected[planned.kind] = (injected[planned.kind] ?? 0) + 1;

@@ -116,9 +116,9 @@ export class RoleSampler {
     const refreshMilliseconds = this.options.membersRefreshMilliseconds ?? 250;
     while (!this.stopping) {
       try {
-        this.members = await this.options.members();
+        this.members = await withDeadline(Promise.resolve(this.options.members()), 5000, 'listing the members');
       } catch {
-        // The member list comes from the apiserver, which chaos may restart: keep sampling the last known members.
+        // The member list comes from the apiserver, which chaos may restart or stall: keep sampling the last known members.
       }
       for (const member of this.members) {
         if (!this.samplers.has(member.name)) {
