@@ -4,15 +4,17 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { k8s } from '../support';
+import { controllerProcessOptions, nodeAgent, type ControllerIdentity } from '../support/node-agent-client';
 import { installCrd, installOperatorRelease } from './release';
 
 const root = path.join(__dirname, '..', '..', '..');
 
 /**
  * A kubeconfig that authenticates as the operator's ServiceAccount from dist/ with a token from the TokenRequest
- * API, so the controller under test has exactly the RBAC the release grants it.
+ * API, so the controller under test has exactly the RBAC the release grants it. With a harness controller
+ * identity it points at the identity's apiserver proxy (same CA), whose watches a test can stall.
  */
-export async function operatorKubeconfig(admin: KubeConfig): Promise<string> {
+export async function operatorKubeconfig(admin: KubeConfig, identity?: ControllerIdentity): Promise<string> {
   const core = admin.makeApiClient(k8s.CoreV1Api);
   const request = await core.createNamespacedServiceAccountToken({
     name: 'redkite-operator',
@@ -23,7 +25,7 @@ export async function operatorKubeconfig(admin: KubeConfig): Promise<string> {
   const config = {
     apiVersion: 'v1',
     kind: 'Config',
-    clusters: [{ name: 'e2e', cluster: { server: cluster.server, 'certificate-authority-data': caData(cluster) } }],
+    clusters: [{ name: 'e2e', cluster: { server: identity?.apiServerUrl ?? cluster.server, 'certificate-authority-data': caData(cluster) } }],
     users: [{ name: 'redkite-operator', user: { token: request.status!.token } }],
     contexts: [{ name: 'operator', context: { cluster: 'e2e', user: 'redkite-operator' } }],
     'current-context': 'operator',
@@ -48,6 +50,12 @@ export class OperatorProcess {
     private readonly namespace: string,
     /** More `redkite run` flags, e.g. `--leader-elect`. @default [] */
     private readonly extraArgs: readonly string[] = [],
+    /**
+     * Run as this harness controller identity: its group id makes the controller's Redis connections leave from
+     * `identity.sourceAddress` (so a test can partition a pod from this controller alone). Pair it with
+     * `operatorKubeconfig(admin, identity)` for watch stalls. @default none (127.0.0.1, the apiserver directly)
+     */
+    readonly identity?: ControllerIdentity,
   ) {
     this.logFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'redkite-operator-log-')), 'operator.log');
   }
@@ -58,7 +66,7 @@ export class OperatorProcess {
       process.execPath,
       [path.join(root, 'bin', 'redkite.js'), 'run', '--kubeconfig', this.kubeconfig, '--namespace', this.namespace,
         '--metrics-bind-address', '127.0.0.1:0', '--health-probe-bind-address', '127.0.0.1:0', ...this.extraArgs],
-      { cwd: root, stdio: ['ignore', log, log] },
+      { cwd: root, stdio: ['ignore', log, log], ...(this.identity ? controllerProcessOptions(this.identity) : {}) },
     );
     fs.closeSync(log);
   }
@@ -102,18 +110,22 @@ export class OperatorProcess {
 
 /**
  * Installs the CRD and the operator release from dist/, and runs the controller for the test file's namespace
- * (beforeAll / afterAll), under the release's ServiceAccount.
+ * (beforeAll / afterAll), under the release's ServiceAccount. With `asControllerIdentity`, the controller runs as
+ * a harness controller identity named `<namespace>-operator` (own source address, own apiserver proxy), for
+ * `chaos.partitionFromController` and `chaos.stallWatches`; it is unregistered in afterAll.
  */
-export function useOperator(admin: KubeConfig, namespace: () => string): { readonly process: OperatorProcess } {
+export function useOperator(admin: KubeConfig, namespace: () => string, options: { asControllerIdentity?: boolean } = {}): { readonly process: OperatorProcess } {
   let operator: OperatorProcess | undefined;
   beforeAll(async () => {
     await installCrd(admin);
     await installOperatorRelease(admin);
-    operator = new OperatorProcess(await operatorKubeconfig(admin), namespace());
+    const identity = options.asControllerIdentity ? await nodeAgent().registerController(`${namespace()}-operator`) : undefined;
+    operator = new OperatorProcess(await operatorKubeconfig(admin, identity), namespace(), [], identity);
     operator.start();
   });
   afterAll(async () => {
     await operator?.stop();
+    if (operator?.identity) await nodeAgent().unregisterController(operator.identity.name);
   });
   return {
     get process(): OperatorProcess {
