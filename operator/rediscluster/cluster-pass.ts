@@ -89,11 +89,13 @@ export class ClusterPass {
     const members = await observeMembers(this.options.admin, this.name, this.pods, password);
     if (members.some((member) => member.observation?.reachable)) passwordMemory.lastAccepted = password;
     // Decide the topology (pure).
-    const plan = this.decide(desired, members);
-    this.options.memory.topology = plan.memory;
+    const plan = this.holdSwitchoverDuringBackoff(this.decide(desired, members));
     if (plan.actions.length > 0 || plan.record) this.logger.info({ actions: plan.actions, record: plan.record, reason: plan.reason }, 'topology plan');
-    // Record the decision before acting on it (I5), then act, fenced (I2, I6).
+    // Record the decision before acting on it (I5), then act, fenced (I2, I6). The planner's memory (the detection
+    // timer) is kept only once the record is written: a decision refused with 409 is taken again on the retry, not
+    // after a whole new detection period.
     if (plan.record) await this.writeRecord(plan.record);
+    this.options.memory.topology = plan.memory;
     const execution = await executeTopologyActions(plan.actions, {
       client: this.options.client,
       admin: this.options.admin,
@@ -191,6 +193,23 @@ export class ClusterPass {
     );
     this.cluster = updated;
     this.options.memory.writtenEpoch = Math.max(this.options.memory.writtenEpoch ?? 0, record.epoch);
+  }
+
+  /**
+   * An aborted switchover is not retried before its back-off ends (docs/failover.md, the switchover recipe), whether
+   * the rollout asks for it or the planner does (a Terminating primary): the primary stays and nothing is recorded.
+   */
+  private holdSwitchoverDuringBackoff(plan: TopologyPlan): TopologyPlan {
+    const switchover = plan.actions.find((action) => action.kind === 'switchover');
+    const notBefore = this.options.memory.switchoverNotBefore;
+    if (switchover?.kind !== 'switchover' || notBefore === undefined || this.options.monotonicNow() >= notBefore) return plan;
+    return {
+      ...plan,
+      actions: plan.actions.filter((action) => action !== switchover),
+      record: undefined,
+      primary: switchover.from,
+      reason: `${plan.reason}; the last switchover aborted, retrying later`,
+    };
   }
 
   /** A planned switchover did not happen: the old primary stays; record it again and back off before retrying. */
