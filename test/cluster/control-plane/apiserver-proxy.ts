@@ -110,6 +110,8 @@ export class ApiServerProxy {
     });
     upstreamRequest.on('response', (upstreamResponse) => {
       response.writeHead(upstreamResponse.statusCode ?? 502, withoutHopByHop(upstreamResponse.headers));
+      // A body cut short upstream must not leave the client waiting for the rest.
+      upstreamResponse.on('error', () => response.destroy());
       if (!isWatch) {
         upstreamResponse.pipe(response);
         return;
@@ -121,7 +123,6 @@ export class ApiServerProxy {
       this.watches.add(relay);
       upstreamResponse.on('data', (chunk: Buffer) => relay.data(chunk));
       upstreamResponse.on('end', () => relay.end());
-      upstreamResponse.on('error', () => response.destroy());
       response.on('close', () => this.watches.delete(relay));
     });
     upstreamRequest.on('error', (error) => {
