@@ -1,9 +1,12 @@
 /**
- * Chaos benchmark (`npm run bench:chaos`): N randomized fault schedules against RedisClusters managed by the real
- * controller on the local cluster harness, each checked by the history checker (test/support/history).
+ * Chaos benchmark (`npm run bench:chaos`): N randomized fault schedules (kills, freezes and deletions of the primary
+ * or a replica, lost volumes, the primary partitioned from one or every replica, controller kills; `--faults` narrows
+ * them) against RedisClusters managed by the real controller on the local cluster harness, each checked by the history
+ * checker (test/support/history).
  *
- * A fresh local cluster is started (and stopped) here, with a kubelet-like crash-loop back-off (first restart at once,
- * then 1 s doubling up to 10 s, unless `--restart-backoff-milliseconds` says otherwise). Per schedule: its own
+ * A fresh local cluster is started (and stopped) here, with a kubelet-like restart delay: a killed container restarts
+ * after ≥ 1 s (the kubelet's relist), then with the KEP-4603 back-off of 1 s doubling up to 60 s
+ * (`--restart-backoff-milliseconds` sets the base). Per schedule: its own
  * namespace, its own `redkite run` (release RBAC, that namespace only) and one RedisCluster (3 pods,
  * minReplicasToWrite 1, the CRD's other defaults); three writers on the primary Service — SET + WAIT 1 300 reconnecting
  * on errors, min-replicas (an OK from a primary enforcing min-replicas-to-write) reconnecting, and SET + WAIT 1 on a held
@@ -23,6 +26,7 @@ import { join, resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { KubeConfig } from '@kubernetes/client-node';
 import { launchCluster, stopCluster } from '../test/cluster/cluster-launcher';
+import { REDUCED_KUBELET_RESTART_BACKOFF } from '../test/cluster/node-agent/restart-backoff';
 import { installCrd, installOperatorRelease } from '../test/e2e/controller-support/release';
 import { NodeAgentClient } from '../test/e2e/support/node-agent-client';
 import { faultKindsNamed, FAULT_KINDS } from './support/chaos-faults';
@@ -49,7 +53,7 @@ const program = new Command('bench:chaos')
   .option('--faults-per-schedule <n>', 'faults drawn per schedule', integer(1), 5)
   .option('--duration-seconds <n>', 'how long faults are injected per schedule', integer(5), 60)
   .option('--recovery-timeout-seconds <n>', 'how long a cluster may take to be healthy again', integer(10), 180)
-  .option('--restart-backoff-milliseconds <n>', 'crash-loop back-off base of the node agent (doubling, up to 10x)', integer(1), 1000)
+  .option('--restart-backoff-milliseconds <n>', 'crash-loop back-off base of the node agent (doubling, up to 60 s)', integer(1), REDUCED_KUBELET_RESTART_BACKOFF.baseMilliseconds)
   .option('--faults <kinds>', `comma-separated fault kinds (default: all of ${FAULT_KINDS.map((kind) => kind.name).join(', ')})`)
   .parse();
 
@@ -82,7 +86,7 @@ async function main(): Promise<void> {
     `npm run bench:chaos -- --seed ${seed} --schedules ${options.schedules} --faults-per-schedule ${options.faultsPerSchedule} ` +
     `--duration-seconds ${options.durationSeconds}` +
     (options.faults ? ` --faults ${kinds.map((kind) => kind.name).join(',')}` : '') +
-    (options.restartBackoffMilliseconds !== 1000 ? ` --restart-backoff-milliseconds ${options.restartBackoffMilliseconds}` : '');
+    (options.restartBackoffMilliseconds !== REDUCED_KUBELET_RESTART_BACKOFF.baseMilliseconds ? ` --restart-backoff-milliseconds ${options.restartBackoffMilliseconds}` : '');
   log(`seed ${seed}; replay with: ${replay}`);
   log(`fault kinds: ${kinds.map((kind) => kind.name).join(', ')}; ${describeLoad()}`);
   schedules.forEach((schedule, index) => log(`schedule ${index + 1}: ${describeSchedule(schedule).join('; ')}`));
@@ -96,8 +100,9 @@ async function main(): Promise<void> {
     const endpoints = await launchCluster({
       stateDir,
       exitWithParent: true,
+      restartMinimumDelayMilliseconds: REDUCED_KUBELET_RESTART_BACKOFF.minimumDelayMilliseconds,
       restartBackoffBaseMilliseconds: options.restartBackoffMilliseconds,
-      restartBackoffMaxMilliseconds: options.restartBackoffMilliseconds * 10,
+      restartBackoffMaxMilliseconds: Math.max(options.restartBackoffMilliseconds, REDUCED_KUBELET_RESTART_BACKOFF.maxMilliseconds),
       onProgress: (line) => {
         if (line.includes('[cluster:build]') && !line.includes('cached at')) log(line);
       },
@@ -145,7 +150,7 @@ async function main(): Promise<void> {
     '',
     `Chaos benchmark — seed ${seed}, ${options.schedules} schedules × ${options.faultsPerSchedule} faults over ${options.durationSeconds} s each`,
     `Replay: ${replay}`,
-    `Fault kinds drawn from: ${kinds.map((kind) => kind.name).join(', ')}; lasting faults held 0.5–8 s; restart back-off ${options.restartBackoffMilliseconds} ms doubling.`,
+    `Fault kinds drawn from: ${kinds.map((kind) => kind.name).join(', ')}; lasting faults held 0.5–8 s; containers restart after ≥ 1 s, back-off ${options.restartBackoffMilliseconds} ms doubling.`,
     'RedisCluster: replicas 3, minReplicasToWrite 1 (other fields at the CRD defaults). Writers on the primary Service: SET + WAIT 1 300',
     '(reconnecting), min-replicas (reconnecting), SET + WAIT 1 300 on a held connection. ROLE sampler every 20 ms on every pod.',
     '',

@@ -135,8 +135,12 @@ export class ChaosCluster {
     };
   }
 
-  /** Thaws every pod (a fault may have frozen one that another fault then replaced) and restarts the controller. */
+  /**
+   * Heals every partition of the local cluster (schedules run one at a time), thaws every pod (a fault may have frozen
+   * one that another fault then replaced) and restarts the controller.
+   */
   async healEverything(): Promise<void> {
+    await this.options.agent.healAll();
     for (const pod of await this.api.pods(this.name)) {
       await this.options.agent.thaw(this.namespace, pod.metadata!.name!).catch(() => undefined);
     }

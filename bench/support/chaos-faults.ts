@@ -1,4 +1,4 @@
-import type { NodeAgentClient } from '../../test/e2e/support/node-agent-client';
+import type { NodeAgentClient, Partition } from '../../test/e2e/support/node-agent-client';
 
 /** What a fault can act on: the schedule's cluster as it is at the moment of injection. */
 export interface FaultContext {
@@ -32,10 +32,10 @@ export interface FaultKind {
   inject(context: FaultContext, choice: number): Promise<InjectedFault | string>;
 }
 
-type PodAction = (agent: NodeAgentClient, namespace: string, pod: string) => Promise<unknown>;
+type PodAction<Effect> = (agent: NodeAgentClient, namespace: string, pod: string) => Promise<Effect>;
 
-/** A fault on the primary pod or on one replica pod; with `heal`, a lasting one. */
-function podFault(name: string, role: 'primary' | 'replica', act: PodAction, heal?: PodAction): FaultKind {
+/** A fault on the primary pod or on one replica pod; with `heal` (given what the action returned), a lasting one. */
+function podFault<Effect>(name: string, role: 'primary' | 'replica', act: PodAction<Effect>, heal?: (agent: NodeAgentClient, effect: Effect, namespace: string, pod: string) => Promise<unknown>): FaultKind {
   return {
     name,
     lasting: heal !== undefined,
@@ -43,8 +43,31 @@ function podFault(name: string, role: 'primary' | 'replica', act: PodAction, hea
       const candidates = role === 'primary' ? [await context.primary()].filter((pod): pod is string => pod !== undefined) : await context.replicas();
       const pod = candidates[Math.floor(choice * candidates.length)];
       if (pod === undefined) return role === 'primary' ? 'no primary known' : 'no replica pod';
-      await act(context.agent, context.namespace, pod);
-      return { target: pod, heal: heal && (() => heal(context.agent, context.namespace, pod).then(() => undefined)) };
+      const effect = await act(context.agent, context.namespace, pod);
+      return { target: pod, heal: heal && (() => heal(context.agent, effect, context.namespace, pod).then(() => undefined)) };
+    },
+  };
+}
+
+/** The primary cut off (both ways, established connections too) from one replica or from every replica. */
+function primaryPartition(name: string, cut: 'one-replica' | 'every-replica'): FaultKind {
+  return {
+    name,
+    lasting: true,
+    inject: async (context, choice) => {
+      const primary = await context.primary();
+      if (primary === undefined) return 'no primary known';
+      const replicas = await context.replicas();
+      if (replicas.length === 0) return 'no replica pod';
+      const cutOff = cut === 'every-replica' ? replicas : [replicas[Math.floor(choice * replicas.length)]!];
+      const partitions: Partition[] = [];
+      for (const replica of cutOff) partitions.push(await context.agent.partitionPods(context.namespace, primary, replica));
+      return {
+        target: `${primary} from ${cutOff.join(', ')}`,
+        heal: async () => {
+          for (const partition of partitions) await context.agent.heal(partition);
+        },
+      };
     },
   };
 }
@@ -55,14 +78,15 @@ const controllerKill: FaultKind = {
   inject: async (context) => ((await context.killController()) ? { target: 'controller', heal: () => context.startController() } : 'the controller is down already'),
 };
 
-const kill: PodAction = (agent, namespace, pod) => agent.kill(namespace, pod);
-const freeze: PodAction = (agent, namespace, pod) => agent.freeze(namespace, pod);
-const thaw: PodAction = (agent, namespace, pod) => agent.thaw(namespace, pod);
-const deleteGracefully: PodAction = (agent, namespace, pod) => agent.deletePod(namespace, pod);
+const kill: PodAction<number> = (agent, namespace, pod) => agent.kill(namespace, pod);
+const freeze: PodAction<number> = (agent, namespace, pod) => agent.freeze(namespace, pod);
+const thaw = (agent: NodeAgentClient, _pid: number, namespace: string, pod: string): Promise<number> => agent.thaw(namespace, pod);
+const deleteGracefully: PodAction<void> = (agent, namespace, pod) => agent.deletePod(namespace, pod);
+const loseVolumes: PodAction<unknown> = (agent, namespace, pod) => agent.loseVolumes(namespace, pod);
 
 /**
- * Every fault the schedules draw from, one line each. Partitions, watch stalls and empty-volume restarts join here
- * once the node agent's client (test/e2e/support/node-agent-client.ts) offers them.
+ * Every fault the schedules draw from, one line each. Pod↔controller partitions and watch stalls join here once the
+ * bench runs its controllers as harness controller identities.
  */
 export const FAULT_KINDS: readonly FaultKind[] = [
   podFault('kill-primary', 'primary', kill),
@@ -71,6 +95,10 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   podFault('freeze-replica', 'replica', freeze, thaw),
   podFault('delete-primary', 'primary', deleteGracefully),
   podFault('delete-replica', 'replica', deleteGracefully),
+  podFault('lose-volumes-primary', 'primary', loseVolumes),
+  podFault('lose-volumes-replica', 'replica', loseVolumes),
+  primaryPartition('partition-primary-from-replica', 'one-replica'),
+  primaryPartition('isolate-primary-from-replicas', 'every-replica'),
   controllerKill,
 ];
 

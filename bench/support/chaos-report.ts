@@ -67,10 +67,18 @@ export function formatChaosReport(results: readonly ScheduleResult[], kindOrder:
     ]),
   );
   lines.push('("max writable": most members that ROLE/INFO showed writable at once; "no writable": longest window with none.)');
+  const lostByWriter = new Map<string, number>();
+  for (const writer of results.flatMap((result) => result.history?.writers ?? [])) {
+    const role = writer.name.replace(/^chaos-\d+-\d+-/, '');
+    lostByWriter.set(role, (lostByWriter.get(role) ?? 0) + writer.lost);
+  }
+  if (lostByWriter.size > 0) lines.push(`lost by writer: ${[...lostByWriter].map(([role, lost]) => `${role} ${lost}`).join(', ')}`);
   for (const result of results) {
     if (result.history) {
-      const writers = result.history.writers.map((writer) => `${writer.name.replace(/^chaos-\d+-\d+-/, '')} ${writer.acknowledged}/${writer.unacknowledged}/${writer.failed}`);
-      lines.push(`schedule ${result.index} writers (acknowledged/unacknowledged/failed): ${writers.join(', ')}`);
+      const writers = result.history.writers.map(
+        (writer) => `${writer.name.replace(/^chaos-\d+-\d+-/, '')} ${writer.acknowledged}/${writer.lost}/${writer.unacknowledged}/${writer.failed}`,
+      );
+      lines.push(`schedule ${result.index} writers (acknowledged/lost/unacknowledged/failed): ${writers.join(', ')}`);
     }
     for (const skipped of result.skipped) lines.push(`schedule ${result.index} skipped ${skipped.kind}: ${skipped.reason}`);
   }

@@ -24,6 +24,7 @@ export interface HistoryCheckOptions {
 /** An acknowledged write the final primary does not hold. */
 export interface LostWrite extends RecordedWrite {
   readonly writer: string;
+  readonly acknowledgement: AcknowledgementMode;
   /** What the final primary holds under the key (null: nothing). */
   readonly found: string | null;
 }
@@ -33,6 +34,8 @@ export interface WriterFigures {
   readonly name: string;
   readonly acknowledgement: AcknowledgementMode;
   readonly acknowledged: number;
+  /** Its acknowledged writes the final primary does not hold. */
+  readonly lost: number;
   readonly unacknowledged: number;
   readonly failed: number;
   readonly connections: number;
@@ -61,9 +64,9 @@ export interface HistoryResult extends RoleSummary {
 export async function checkHistory(options: HistoryCheckOptions): Promise<HistoryResult> {
   await Promise.all([...options.writers.map((writer) => writer.stop()), options.sampler.stop()]);
   const writes = options.writers
-    .flatMap((writer) => writer.acknowledged.map((write) => ({ ...write, writer: writer.name })))
+    .flatMap((writer) => writer.acknowledged.map((write) => ({ ...write, writer: writer.name, acknowledgement: writer.acknowledgement })))
     .sort((left, right) => left.acknowledgedAt - right.acknowledgedAt);
-  let lostCount = 0;
+  let missing: Array<(typeof writes)[number]> = [];
   let lostWrites: LostWrite[] = [];
   const reader = await openConnection(options.finalPrimary, 5000, 30_000).catch((error: unknown) => {
     throw new Error(`cannot read the history back from ${endpointAddress(options.finalPrimary)}: ${messageOf(error)}`, { cause: error });
@@ -73,10 +76,9 @@ export async function checkHistory(options: HistoryCheckOptions): Promise<Histor
     if (role !== 'master') {
       throw new Error(`the final primary ${endpointAddress(options.finalPrimary)} reports role ${String(role)}: the cluster is not healthy yet`);
     }
-    const missing = await verifyAcknowledgedKeys(reader, writes, options.batchSize);
+    missing = await verifyAcknowledgedKeys(reader, writes, options.batchSize);
     const examples = missing.slice(0, options.lostExamples ?? 5);
     const found = examples.length === 0 ? [] : await reader.mget(...examples.map((write) => write.key));
-    lostCount = missing.length;
     lostWrites = examples.map((write, index) => ({ ...write, found: found[index] ?? null }));
   } finally {
     reader.disconnect();
@@ -92,12 +94,13 @@ export async function checkHistory(options: HistoryCheckOptions): Promise<Histor
     ...summary,
     startedAt: Math.min(summary.startedAt, ...options.writers.map((writer) => writer.startedAt)),
     acknowledged: writes.length,
-    lost: lostCount,
+    lost: missing.length,
     lostWrites,
     writers: options.writers.map((writer) => ({
       name: writer.name,
       acknowledgement: writer.acknowledgement,
       acknowledged: writer.acknowledged.length,
+      lost: missing.filter((write) => write.writer === writer.name).length,
       unacknowledged: writer.unacknowledgedWrites,
       failed: writer.failedWrites,
       connections: writer.connections.length,

@@ -69,7 +69,7 @@ export function formatHistory(result: HistoryResult): string[] {
   ];
   for (const writer of result.writers) {
     lines.push(
-      `writer ${writer.name} (${writer.acknowledgement}): ${writer.acknowledged} acknowledged, ${writer.unacknowledged} unacknowledged, ` +
+      `writer ${writer.name} (${writer.acknowledgement}): ${writer.acknowledged} acknowledged (${writer.lost} lost), ${writer.unacknowledged} unacknowledged, ` +
         `${writer.failed} failed, ${writer.connections} connections`,
     );
   }
@@ -82,7 +82,7 @@ export function formatHistory(result: HistoryResult): string[] {
 }
 
 function describeLostWrite(result: HistoryResult, write: LostWrite): string {
-  const acknowledgement = write.replicas === undefined ? '' : ` (${write.replicas} replicas)`;
+  const acknowledgement = write.acknowledgement === 'wait' ? ` (WAIT reported ${write.replicas})` : ` (min-replicas-to-write ${write.replicas})`;
   const found = write.found === null ? 'missing' : `holds "${write.found}" instead of "${write.value}"`;
   return `${write.key} acknowledged ${relative(result, write.acknowledgedAt)} by ${write.server}${acknowledgement}: ${found}; ${faultContext(result, write.acknowledgedAt)}`;
 }
