@@ -1,5 +1,6 @@
 import { Construct } from 'constructs';
 import { RedisCluster as GeneratedRedisCluster, RedisClusterProps } from '../../imports/redis.redkite.io';
+import { validationOncePerSynth } from './synth-validation';
 import { redisClusterValidationMessages } from './validate-redis-cluster';
 
 /**
@@ -11,6 +12,6 @@ import { redisClusterValidationMessages } from './validate-redis-cluster';
 export class RedisCluster extends GeneratedRedisCluster {
   constructor(scope: Construct, id: string, props: RedisClusterProps) {
     super(scope, id, props);
-    this.node.addValidation({ validate: () => redisClusterValidationMessages(this.toJson()) });
+    this.node.addValidation(validationOncePerSynth(() => redisClusterValidationMessages(this.toJson())));
   }
 }

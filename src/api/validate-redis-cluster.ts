@@ -27,9 +27,23 @@ export interface RedisClusterValidationOptions {
   readonly oldObject?: unknown;
 }
 
+/**
+ * Results by input. cdk8s's own App validates the whole App once per chart, so the same object is validated once
+ * per chart of the App; the controller validates the same stored spec on every reconcile. Bounded, as inputs vary.
+ */
+const recentResults = new Map<string, readonly FieldError[]>();
+const MAX_RECENT_RESULTS = 1024;
+
 /** The errors the apiserver would report for this RedisCluster object (empty when it would admit it). */
 export function validateRedisClusterObject(object: unknown, options: RedisClusterValidationOptions = {}): FieldError[] {
-  return redisClusterValidator().validate(object, options.oldObject);
+  const key = JSON.stringify([object, options.oldObject]);
+  let errors = recentResults.get(key);
+  if (!errors) {
+    errors = redisClusterValidator().validate(object, options.oldObject);
+    if (recentResults.size >= MAX_RECENT_RESULTS) recentResults.clear();
+    recentResults.set(key, errors);
+  }
+  return [...errors];
 }
 
 /** `RedisCluster payments/sessions`: the object an error is about, as a user would look it up. */

@@ -3,6 +3,7 @@ import { k8s } from 'cdk8s-plus-28';
 import { Construct } from 'constructs';
 import { RedisClusterSpec } from '../api/redis-cluster-spec';
 import { resolveSpec } from '../api/resolve-spec';
+import { validationOncePerSynth } from '../api/synth-validation';
 import { redisClusterManifest, redisClusterValidationMessages } from '../api/validate-redis-cluster';
 import { REDIS_PORT, ROLE_LABEL, ROLE_PRIMARY, ROLE_REPLICA, clusterObjectNames, commonLabels, selectorLabels } from '../naming';
 import { ClusterOwnerReference, controllerOwnerReference } from './owner-reference';
@@ -44,9 +45,7 @@ export class RedisClusterWorkload extends Construct {
   constructor(scope: Construct, id: string, props: RedisClusterWorkloadProps) {
     super(scope, id);
     // The same admission as the RedisCluster itself: a spec the apiserver would refuse fails synth here too.
-    this.node.addValidation({
-      validate: () => redisClusterValidationMessages(redisClusterManifest(props.name, props.namespace, props.spec)),
-    });
+    this.node.addValidation(validationOncePerSynth(() => redisClusterValidationMessages(redisClusterManifest(props.name, props.namespace, props.spec))));
     const spec = resolveSpec(props.spec);
     const names = clusterObjectNames(props.name);
     this.names = names;

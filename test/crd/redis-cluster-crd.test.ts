@@ -1,5 +1,7 @@
 import { Testing, Yaml } from 'cdk8s';
 import { RedisClusterCrd } from '../../src/crd/redis-cluster-crd';
+import { CustomResourceValidator, REDIS_CLUSTER_SCALE_SUBRESOURCE } from '../../src/api';
+import { compileCelExpression } from '../../src/api/validation/kubernetes-cel-environment';
 import { expectMatchesGolden } from '../support/golden';
 
 type Schema = Record<string, unknown>;
@@ -74,5 +76,17 @@ describe('RedisClusterCrd', () => {
         expect.stringContaining("oldSelf.split('.')"),
       ]),
     );
+  });
+
+  it('has only CEL rules the offline environment evaluates (synth-time validation reads this very CRD)', () => {
+    const [version] = synthCrd().spec.versions;
+    const rules: string[] = [];
+    walk(version.schema.openAPIV3Schema as Schema, '', (node) => {
+      for (const rule of (node['x-kubernetes-validations'] ?? []) as { rule: string }[]) rules.push(rule.rule);
+    });
+    expect(rules.length).toBeGreaterThanOrEqual(5);
+    for (const rule of rules) expect(() => compileCelExpression(rule)).not.toThrow();
+    expect(() => new CustomResourceValidator({ openApiSchema: version.schema.openAPIV3Schema, scale: version.subresources.scale })).not.toThrow();
+    expect(version.subresources.scale).toEqual(REDIS_CLUSTER_SCALE_SUBRESOURCE);
   });
 });
