@@ -51,7 +51,8 @@ function parseMinReplicasToWrite(reply: unknown): number {
 }
 
 /**
- * What the data set provably holds. A primary's history starts at its promotion, so it is always known. A replica
+ * What the data set provably holds. A primary's history starts at its promotion, so it is always known (an empty one
+ * at offset 0). A replica
  * with `master_repl_offset:0` has no history of its own: empty when it holds no key, unknown when it does (it loaded
  * an AOF, which restores keys but not the replication position).
  */
@@ -59,9 +60,8 @@ export function positionOf(replication: ReplicationInfo, offset: number, keys: n
   if (loading) return { kind: 'unknown', why: 'it is loading its data set' };
   if (replication.role === 'replica' && replication.syncInProgress) return { kind: 'unknown', why: 'a full sync is in progress' };
   if (replication.role === 'replica' && replication.replicationStreamOffset === 0) {
-    return keys === 0 ? { kind: 'empty' } : { kind: 'unknown', why: `it holds ${keys} keys but no replication position (restarted from AOF)` };
+    return keys === 0 ? { kind: 'empty', replicationId: replication.replicationId } : { kind: 'unknown', why: `it holds ${keys} keys but no replication position (restarted from AOF)` };
   }
-  if (replication.role === 'primary' && replication.replicationStreamOffset === 0 && keys === 0) return { kind: 'empty' };
   return {
     kind: 'known',
     replicationId: replication.replicationId,

@@ -6,7 +6,9 @@ import type { RedisCommandError, RedisUnreachableError } from './errors';
  *
  * - `known`: the data set is the prefix of history `replicationId` up to `offset` (and, after a promotion, shares
  *   history `secondaryReplicationId` up to `secondaryOffset`). Positions of one history are comparable.
- * - `empty`: no key and no replication history: it holds nothing (a new pod, or one restarted on an empty volume).
+ * - `empty`: a replica with no key and no offset: it holds nothing. `replicationId` tells a replica that synced from an
+ *   empty primary (it shares that primary's history, at offset 0) from a new pod or one restarted on an empty volume
+ *   (a history of its own).
  * - `unknown`: it holds data but cannot say which writes: a restart from AOF (Redis then reports offset 0 and a new
  *   replication ID although every key loaded), a load or full sync in progress. Never treated as offset 0.
  *
@@ -20,7 +22,7 @@ export type ReplicationPosition =
       readonly secondaryReplicationId: string | undefined;
       readonly secondaryOffset: number | undefined;
     }
-  | { readonly kind: 'empty' }
+  | { readonly kind: 'empty'; readonly replicationId: string }
   | { readonly kind: 'unknown'; readonly why: string };
 
 /** What one probe saw on one server. */

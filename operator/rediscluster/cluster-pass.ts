@@ -141,9 +141,15 @@ export class ClusterPass {
     const labelledPrimary = this.pods.find((pod) => pod.metadata.labels?.[ROLE_LABEL] === 'primary');
     const recorded = this.cluster.status?.primaryRecord?.primary ?? labelledPrimary?.metadata.name;
     const replicas = this.cluster.spec?.replicas ?? 3;
+    const ordinals = this.pods.map((pod) => ordinalOf(this.name, pod.metadata.name!) ?? -1);
+    const existing = ordinals.length === 0 ? 0 : Math.max(...ordinals) + 1;
     // Scale-down must not delete the primary's pod before a switchover: keep it in the StatefulSet until then.
     const primaryOrdinal = recorded ? ordinalOf(this.name, recorded) : undefined;
-    const keepPods = primaryOrdinal !== undefined && primaryOrdinal >= replicas ? primaryOrdinal + 1 : undefined;
+    let keepPods = primaryOrdinal !== undefined && primaryOrdinal >= replicas ? primaryOrdinal + 1 : undefined;
+    // Nor may it delete a replica while the primary is not serving: that replica may hold acknowledged writes no
+    // other member has (I1), so scale-down waits for a writable primary.
+    const available = this.cluster.status?.conditions?.some((condition) => condition.type === 'Available' && condition.status === 'True') ?? false;
+    if (!available && existing > replicas) keepPods = Math.max(keepPods ?? 0, existing);
     return desiredState(this.cluster, keepPods);
   }
 

@@ -37,14 +37,19 @@ export function whyNotComparable(member: ClusterMember): string | undefined {
   return undefined;
 }
 
-/** Whether a known position belongs to the recorded history (directly, or as the history before a promotion). */
+/**
+ * Whether a position belongs to the recorded history (directly, or as the history before a promotion). An empty
+ * replica belongs to it at offset 0 when it synced from the (then empty) primary of that history.
+ */
 function sharesHistory(observation: ReachableRedisObservation, replicationId: string | undefined): boolean {
   const position = observation.position;
+  if (position.kind === 'empty') return replicationId !== undefined && position.replicationId === replicationId;
   if (position.kind !== 'known') return false;
   return replicationId === undefined || position.replicationId === replicationId || position.secondaryReplicationId === replicationId;
 }
 
 function knownOffset(observation: ReachableRedisObservation): number {
+  if (observation.position.kind === 'empty') return 0;
   return observation.position.kind === 'known' ? observation.position.offset : -1;
 }
 

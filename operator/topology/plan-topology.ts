@@ -168,9 +168,10 @@ class TopologyPlanner {
     const problem = problemOverride ?? describeNotServing(primary);
     if (!timerRunning) this.event('Warning', 'PrimaryUnreachable', `primary ${name} ${problem}`);
     const unreachableMilliseconds = now - since;
-    const remaining = Math.max(this.failureDetectionMilliseconds, this.fenceMilliseconds()) - unreachableMilliseconds;
+    const waitMilliseconds = Math.max(this.failureDetectionMilliseconds, this.fenceMilliseconds());
+    const remaining = waitMilliseconds - unreachableMilliseconds;
     if (remaining > 0) {
-      return this.result('PrimarySuspect', `primary ${name} ${problem}; failover after ${this.failureDetectionMilliseconds} ms`, name, memory, Math.min(this.probeIntervalMilliseconds, remaining));
+      return this.result('PrimarySuspect', `primary ${name} ${problem}; failover after ${waitMilliseconds} ms`, name, memory, Math.min(this.probeIntervalMilliseconds, remaining));
     }
     if (!this.input.automaticFailover && this.forced() === undefined) {
       return this.result('Degraded', `primary ${name} ${problem} and automatic failover is off`, name, memory);

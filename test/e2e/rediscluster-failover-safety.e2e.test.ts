@@ -1,8 +1,9 @@
 import type Redis from 'ioredis';
 import { E2E_TEST_TIMEOUT_MILLISECONDS, chaos, loadKubeConfig, useTestNamespace, waitFor } from './support';
 import { useOperator } from './controller-support/operator-process';
-import { RedisClusterApi, condition, type ClusterStatus } from './controller-support/redis-cluster-api';
+import { RedisClusterApi, condition } from './controller-support/redis-cluster-api';
 import { recordClusterHistory } from './controller-support/cluster-history';
+import { deleteCluster as deleteOwnedCluster, readyCluster as ownedCluster, recordOf, waitForNewEpoch } from './controller-support/owned-cluster';
 
 jest.setTimeout(6 * E2E_TEST_TIMEOUT_MILLISECONDS);
 
@@ -11,23 +12,8 @@ const namespace = useTestNamespace('failover-safety');
 const operatorHandle = useOperator(config, () => namespace.name);
 const clusters = new RedisClusterApi(config, () => namespace.name, () => operatorHandle.process.tail());
 
-/** The durable primary decision the controller keeps in status (docs/failover.md, I5). */
-function recordOf(status: ClusterStatus): { primary: string; epoch: number } | undefined {
-  return (status as { primaryRecord?: { primary: string; epoch: number } }).primaryRecord;
-}
-
-/** Creates a three-pod cluster this test owns (deleted afterwards) and waits for it to be Ready. */
-async function readyCluster(name: string): Promise<{ status: ClusterStatus; password: string; replicas: string[] }> {
-  await clusters.create(name, { replicas: 3 });
-  const status = await clusters.waitReady(name, `${name} Ready`);
-  const replicas = [0, 1, 2].map((ordinal) => `${name}-${ordinal}`).filter((pod) => pod !== status.primary);
-  return { status, password: await clusters.password(name), replicas };
-}
-
-async function deleteCluster(name: string): Promise<void> {
-  await clusters.delete(name);
-  await waitFor(async () => !(await clusters.exists(name)), { description: `${name} deleted`, timeoutMs: 60_000 });
-}
+const readyCluster = async (name: string) => ownedCluster(clusters, name);
+const deleteCluster = (name: string) => deleteOwnedCluster(clusters, name);
 
 /** Waits until the pod's replication link is down (INFO replication). */
 async function waitLinkDown(client: Redis, pod: string): Promise<void> {
@@ -75,10 +61,7 @@ describe('failover safety against real redis-server pods and the real controller
       await history.moreAcknowledged(100, 'writes before the freeze');
       await chaos.freeze(namespace.name, status.primary!);
       try {
-        const failedOver = await waitFor(async () => {
-          const record = recordOf(await clusters.status(name));
-          return record && record.epoch > before.epoch ? record : undefined;
-        }, { description: `a failover away from frozen ${status.primary}`, timeoutMs: 60_000, intervalMs: 200 });
+        const failedOver = await waitForNewEpoch(clusters, name, before.epoch, `a failover away from frozen ${status.primary}`);
         expect(failedOver.primary).not.toBe(status.primary);
         await waitFor(() => history.writers[0]!.acknowledged.some((write) => write.acknowledgedAt > Date.now() - 1000), { description: 'acknowledged writes on the new primary', timeoutMs: 60_000 });
       } finally {

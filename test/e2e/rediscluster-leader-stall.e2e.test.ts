@@ -1,7 +1,8 @@
 import { E2E_TEST_TIMEOUT_MILLISECONDS, chaos, k8s, loadKubeConfig, useTestNamespace, waitFor } from './support';
 import { OperatorProcess, operatorKubeconfig } from './controller-support/operator-process';
 import { installCrd, installOperatorRelease } from './controller-support/release';
-import { RedisClusterApi, type ClusterStatus } from './controller-support/redis-cluster-api';
+import { RedisClusterApi } from './controller-support/redis-cluster-api';
+import { deleteCluster, recordOf, waitForNewEpoch } from './controller-support/owned-cluster';
 import { recordClusterHistory } from './controller-support/cluster-history';
 
 jest.setTimeout(6 * E2E_TEST_TIMEOUT_MILLISECONDS);
@@ -10,10 +11,6 @@ const config = loadKubeConfig();
 const namespace = useTestNamespace('leader-stall');
 const controllers: OperatorProcess[] = [];
 const clusters = new RedisClusterApi(config, () => namespace.name, () => controllers.map((controller, index) => `controller ${index}:\n${controller.tail(25)}`).join('\n'));
-
-function recordOf(status: ClusterStatus): { primary: string; epoch: number } | undefined {
-  return (status as { primaryRecord?: { primary: string; epoch: number } }).primaryRecord;
-}
 
 async function startController(): Promise<OperatorProcess> {
   const controller = new OperatorProcess(await operatorKubeconfig(config), namespace.name, ['--leader-elect']);
@@ -54,10 +51,7 @@ describe('two leader-elected controllers (I6: a controller that lost its lease w
       // The leader sees the primary down and its detection timer runs: stall it before it can act.
       await waitFor(async () => (await eventsWithReason('PrimaryUnreachable')) > 0, { description: 'the leader noticing the frozen primary', timeoutMs: 30_000, intervalMs: 100 });
       leader.freeze();
-      const failedOver = await waitFor(async () => {
-        const record = recordOf(await clusters.status(name));
-        return record && record.epoch > before.epoch ? record : undefined;
-      }, { description: 'the standby taking the lease and failing over', timeoutMs: 90_000, intervalMs: 200 });
+      const failedOver = await waitForNewEpoch(clusters, name, before.epoch, 'the standby taking the lease and failing over');
       await chaos.thaw(namespace.name, ready.primary!);
       leader.thaw();
       // The old leader finds its lease expired on resuming and exits without acting.
@@ -70,8 +64,7 @@ describe('two leader-elected controllers (I6: a controller that lost its lease w
       expect(standby.exitCode).toBeNull();
     } finally {
       await Promise.all(history.writers.map((writer) => writer.stop()));
-      await clusters.delete(name);
-      await waitFor(async () => !(await clusters.exists(name)), { description: `${name} deleted`, timeoutMs: 60_000 });
+      await deleteCluster(clusters, name);
     }
   });
 });

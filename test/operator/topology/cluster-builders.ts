@@ -113,7 +113,7 @@ const FENCE_HOST = '127.0.0.1';
 export function emptyMember(ordinal: number, options: MemberOptions = {}): ClusterMember {
   return replica(ordinal, 0, {
     ...options,
-    observation: { primaryHost: FENCE_HOST, primaryPort: 1, primaryLinkUp: false, primaryLastIoSecondsAgo: undefined, offset: 0, keys: 0, position: { kind: 'empty' }, ...options.observation },
+    observation: { primaryHost: FENCE_HOST, primaryPort: 1, primaryLinkUp: false, primaryLastIoSecondsAgo: undefined, offset: 0, keys: 0, replicationId: `fresh-${ordinal}`, position: { kind: 'empty', replicationId: `fresh-${ordinal}` }, ...options.observation },
   });
 }
 

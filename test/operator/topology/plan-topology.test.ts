@@ -219,6 +219,18 @@ describe('planTopology: I1, only a provably current member is promoted', () => {
     expect(plan.record).toEqual({ primary: 'cache-1', epoch: 5 });
   });
 
+  it('promotes a replica that synced from an empty primary (same history, offset 0): nothing was ever written', () => {
+    const synced = emptyMember(1, { observation: { replicationId: 'history-a', position: { kind: 'empty', replicationId: 'history-a' } } });
+    const plan = afterDetection([unreachable(0, { labelled: true }), synced, emptyMember(2, { observation: { replicationId: 'history-a', position: { kind: 'empty', replicationId: 'history-a' } } })]);
+    expect(plan.record).toEqual({ primary: 'cache-1', epoch: 5 });
+  });
+
+  it('never promotes a replica that came back on an empty volume over waiting for the primary (the 2-pod case)', () => {
+    const plan = afterDetection([unreachable(0, { labelled: true }), emptyMember(1)], { desiredReplicas: 2 });
+    expect(plan.record).toBeUndefined();
+    expect(plan.reason).toMatch(/cache-1 is empty/);
+  });
+
   it('counts an empty member as holding nothing, not as unknown', () => {
     expect(afterDetection([unreachable(0, { labelled: true }), emptyMember(1), orphanedReplica(2, 0, { offset: 500 })]).record).toEqual({ primary: 'cache-2', epoch: 5 });
   });
