@@ -72,12 +72,15 @@ export class SwitchoverTopology {
 
 /**
  * Waits until exactly one of the servers is primary, every other follows it with its link up, the primary lists
- * them all online, and each has applied the primary's offset as read just before; returns the primary's index.
+ * them all online, and each has applied a write made on the primary for this check; returns the primary's index.
+ * The write matters: after a diskless full sync Redis 7.0 streams to the new replica only once the replica's first
+ * ACK arrives (up to a second later), and a primary still at offset 0 would otherwise look caught up.
  *
  * @param admins one client per server, in the order of `hosts`.
  */
 export async function waitUntilReplicationSettled(admins: readonly Redis[], hosts: readonly string[], timeoutMilliseconds: number): Promise<number> {
   const read = () => Promise.all(admins.map(async (admin) => parseReplicationInfo(await admin.info('replication'))));
+  let checked: { primary: number; offset: number } | undefined;
   return waitUntil(
     `one primary with ${hosts.length - 1} replicas online and caught up`,
     async () => {
@@ -90,9 +93,13 @@ export async function waitUntilReplicationSettled(admins: readonly Redis[], host
         (info, index) => index === primaryIndex || (info.primaryHost === hosts[primaryIndex] && info.primaryLinkUp && !info.syncInProgress),
       );
       if (online !== hosts.length - 1 || !replicasFollow) return false;
-      const primaryOffset = infos[primaryIndex]!.replicationStreamOffset;
-      const again = await read();
-      return again.every((info, index) => index === primaryIndex || (info.appliedOffset ?? 0) >= primaryOffset) ? primaryIndex : false;
+      if (checked?.primary !== primaryIndex) {
+        // min-replicas-to-write may refuse the write while a replica attaches: then the next poll tries again.
+        await admins[primaryIndex]!.incr('switchover-topology:settled');
+        checked = { primary: primaryIndex, offset: parseReplicationInfo(await admins[primaryIndex]!.info('replication')).replicationStreamOffset };
+      }
+      const offset = checked.offset;
+      return infos.every((info, index) => index === primaryIndex || (info.appliedOffset ?? 0) >= offset) ? primaryIndex : false;
     },
     { timeoutMilliseconds, pollIntervalMilliseconds: 10 },
   );

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import { DEFAULT_REDIS_PORT, endpointAddress, type RedisEndpoint } from './endpoint';
 import { RedisCommandError, RedisUnreachableError } from './errors';
 import type { ResolvedSwitchoverRequest, SwitchoverResult } from './switchover';
@@ -17,6 +18,14 @@ const DRAIN_POLL_INTERVAL_MILLISECONDS = 1;
 const CATCH_UP_POLL_INTERVAL_MILLISECONDS = 5;
 
 /**
+ * How long the promotion waits for the other replicas to confirm they are detached. They cannot follow a writable
+ * primary meanwhile — the old primary is a read-only replica already, and the target is not promoted yet — so a
+ * replica that is down or frozen must not hold the pause for a whole command timeout; it is repointed (or reported)
+ * with the others afterwards.
+ */
+const DETACH_WAIT_MILLISECONDS = 100;
+
+/**
  * The switchover recipe (see {@link SwitchoverStep} for the names):
  *
  * 1. check: the target follows the primary with its link up; catch up while writes still flow.
@@ -26,8 +35,8 @@ const CATCH_UP_POLL_INTERVAL_MILLISECONDS = 5;
  *    the primary's `slaveN:offset`, which is only refreshed by the once-a-second ACK.
  * 4. demote: the old primary follows an address where nothing listens: read-only at once, and it stops adding to
  *    the stream (no more replica PINGs), so its final offset is exact. Drain again if a PING slipped in.
- * 5. detach the other replicas the same way: from here until they follow the target, nobody replicates from the
- *    old primary, so no replica ever follows two primaries.
+ * 5. detach the other replicas the same way, so none follows the old primary when the target is promoted (one that
+ *    does not confirm within 100 ms is not waited for: the old primary it might still follow is read-only already).
  * 6. promote the target. At no instant were two servers writable: the old one was read-only before.
  * 7. repoint the old primary (pipelined with the unpause) and the others to the target. Each continues with a
  *    partial resync: it shares the target's history up to an offset it does not exceed. Explicit REPLICAOF
@@ -138,7 +147,7 @@ export async function pauseAndPromote(commands: SwitchoverCommandSet, request: R
   }
 
   step('detaching');
-  const detachFailures = await settle(others, (replica) => commands.detach(replica));
+  const detachFailures = await settle(others, (replica) => commands.detach(replica), DETACH_WAIT_MILLISECONDS);
   const detached = others.filter((replica) => !detachFailures.has(replica));
 
   step('promoting');
@@ -155,18 +164,21 @@ export async function pauseAndPromote(commands: SwitchoverCommandSet, request: R
   }
 
   step('repointing');
+  let writePauseMilliseconds = 0;
   const [oldPrimaryFailure, repointFailures] = await Promise.all([
     commands.repointAndUnpause(primary, targetSource).then(
       () => undefined,
       (error: unknown) => asRedisError(error),
-    ),
+    ).finally(() => {
+      writePauseMilliseconds = Math.round(performance.now() - pausedAt!);
+    }),
     settle(others, (replica) => commands.replicaOf(replica, targetSource)),
   ]);
-  const writePauseMilliseconds = Math.round(performance.now() - pausedAt);
   const replicasNotRepointed = [
     ...(oldPrimaryFailure === undefined ? [] : [`${endpointAddress(primary)}: ${oldPrimaryFailure.message}`]),
     ...others.flatMap((replica) => {
-      const failure = repointFailures.get(replica) ?? detachFailures.get(replica);
+      // A replica that missed its detach but took the repoint follows the target: nothing to report.
+      const failure = repointFailures.get(replica);
       return failure === undefined ? [] : [`${endpointAddress(replica)}: ${failure.message}`];
     }),
   ];
@@ -187,18 +199,33 @@ export async function pauseAndPromote(commands: SwitchoverCommandSet, request: R
   };
 }
 
-/** Runs `action` on every endpoint at once; returns the failures (the abort error is rethrown, never collected). */
+/**
+ * Runs `action` on every endpoint at once; returns the failures (an abort is rethrown, never collected). With
+ * `waitMilliseconds`, an endpoint that has not answered by then counts as failed and is no longer waited for.
+ */
 async function settle(
   endpoints: readonly RedisEndpoint[],
   action: (endpoint: RedisEndpoint) => Promise<unknown>,
+  waitMilliseconds?: number,
 ): Promise<Map<RedisEndpoint, Error>> {
   const failures = new Map<RedisEndpoint, Error>();
-  const results = await Promise.allSettled(endpoints.map(action));
-  results.forEach((result, index) => {
-    if (result.status === 'rejected') {
-      failures.set(endpoints[index]!, asRedisError(result.reason));
-    }
-  });
+  const timer = new AbortController();
+  const unanswered = (endpoint: RedisEndpoint) =>
+    delay(waitMilliseconds ?? 0, undefined, { signal: timer.signal }).then(() => {
+      throw new RedisUnreachableError(endpointAddress(endpoint), `no answer within ${waitMilliseconds} ms`);
+    });
+  try {
+    const results = await Promise.allSettled(
+      endpoints.map((endpoint) => (waitMilliseconds === undefined ? action(endpoint) : Promise.race([action(endpoint), unanswered(endpoint)]))),
+    );
+    results.forEach((result, index) => {
+      if (result.status === 'rejected') {
+        failures.set(endpoints[index]!, asRedisError(result.reason));
+      }
+    });
+  } finally {
+    timer.abort();
+  }
   return failures;
 }
 

@@ -73,7 +73,11 @@ export interface SwitchoverRequest {
    * @default - never aborted
    */
   readonly signal?: AbortSignal;
-  /** Called synchronously as each step begins, for logs and metrics. @default - nothing */
+  /**
+   * Called synchronously as each step begins, for logs and metrics. What it throws is ignored: it must not be able
+   * to stop a switchover while writes are paused.
+   * @default - nothing
+   */
   readonly onStep?: (step: SwitchoverStep) => void;
 }
 
@@ -129,6 +133,14 @@ export async function switchover(pool: RedisConnectionPool, request: SwitchoverR
     throw new RangeError(`switchover timeoutMilliseconds must be a positive integer, got ${timeoutMilliseconds}`);
   }
   const commands = new SwitchoverCommands(pool, request.signal);
-  const options = { ...request, timeoutMilliseconds };
+  const observer = request.onStep;
+  const onStep = (step: SwitchoverStep): void => {
+    try {
+      observer?.(step);
+    } catch {
+      // An observer is for logs and metrics; its failure must not stop a switchover that has paused writes.
+    }
+  };
+  const options = { ...request, timeoutMilliseconds, onStep };
   return request.method === 'failover-command' ? failoverCommand(commands, options) : pauseAndPromote(commands, options);
 }

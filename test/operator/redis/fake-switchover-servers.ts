@@ -22,6 +22,8 @@ export class FakeSwitchoverServers implements SwitchoverCommandSet {
   clientsInWait: string[] = [];
   /** Per command (`pause`, `promote`, ...) and server, an error to throw instead of answering. */
   readonly failures = new Map<string, Error>();
+  /** Servers whose detach never answers, like a frozen server's. */
+  readonly detachHangs = new Set<Name>();
   private targetReads = 0;
 
   async replication(endpoint: RedisEndpoint): Promise<ReplicationInfo> {
@@ -57,6 +59,7 @@ export class FakeSwitchoverServers implements SwitchoverCommandSet {
 
   async detach(endpoint: RedisEndpoint, unblockWaitClients: readonly string[] = []): Promise<ReplicationInfo> {
     const name = this.record(endpoint, 'DETACH', ...unblockWaitClients.map((id) => `unblock:${id}`));
+    if (this.detachHangs.has(name)) return new Promise(() => undefined);
     this.fail('detach', name);
     const offset = name === 'primary' ? (this.detachedOffset ?? this.pausedOffset ?? this.primaryOffset) : this.primaryOffset;
     return replicaReplication(offset, { host: '127.0.0.1', port: 1 }, { primaryLinkUp: false });

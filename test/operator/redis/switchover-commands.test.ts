@@ -32,6 +32,22 @@ describe('switchover', () => {
     await pool.close();
   });
 
+  it('ignores an observer that throws, so it cannot stop a switchover midway', async () => {
+    const pool = new RedisConnectionPool();
+    const steps: string[] = [];
+    const result = await switchover(pool, {
+      primary: NOWHERE,
+      target: { ...NOWHERE, port: 2 },
+      onStep: (step) => {
+        steps.push(step);
+        throw new Error('logger failed');
+      },
+    });
+    expect(steps).toEqual(['checking']);
+    expect(result).toMatchObject({ outcome: 'aborted', code: 'primary-not-ready' });
+    await pool.close();
+  });
+
   it('rejects a timeout that is not a positive integer', async () => {
     const pool = new RedisConnectionPool();
     await expect(switchover(pool, { primary: NOWHERE, target: NOWHERE, timeoutMilliseconds: 0 })).rejects.toThrow(RangeError);

@@ -134,6 +134,16 @@ describe('pauseAndPromote', () => {
     expect(servers.log.indexOf('DETACH primary')).toBeLessThan(servers.log.indexOf('PROMOTE target'));
   });
 
+  it('does not hold the pause for a replica that never confirms its detach', async () => {
+    const servers = new FakeSwitchoverServers();
+    servers.detachHangs.add('other');
+    const result = await run(servers);
+    expect(result).toMatchObject({ outcome: 'completed', replicasNotRepointed: [] });
+    if (result.outcome !== 'completed') throw new Error('expected completion');
+    expect(result.writePauseMilliseconds).toBeLessThan(400);
+    expect(servers.log.slice(servers.log.indexOf('DETACH other'))).toEqual(['DETACH other', 'PROMOTE target', 'REPOINT+UNPAUSE primary target', 'REPLICAOF other target', 'INFO target']);
+  });
+
   it('reports a server without CLIENT PAUSE WRITE as pause-refused', async () => {
     const servers = new FakeSwitchoverServers();
     servers.failures.set('pause primary', new RedisCommandError('10.0.0.1:6379', 'CLIENT PAUSE', 'ERR syntax error'));
