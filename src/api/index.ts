@@ -7,7 +7,6 @@ export * from './resolve-spec';
 export * from './schema-helpers';
 export * from './validate-redis-cluster';
 export * from './redis-cluster';
-export * from './synth-validation';
 export * from './redis-cluster-scale';
 export { CustomResourceValidator, type CustomResourceVersion } from './validation/custom-resource-validator';
 export type { FieldError, FieldErrorReason } from './validation/field-error';
