@@ -103,6 +103,7 @@ function summarizeRun(
   lost: readonly number[],
 ): SwitchoverRun {
   const gaps = longestGapPerSwitchover(writer.acknowledgedAt, startedAt, endedAt);
+  log(`${title}: write pause per switchover (ms): ${gaps.map((gap, index) => `${gap.toFixed(1)}${completed[index] ? '' : ' (failed)'}`).join(', ')}`);
   return {
     title,
     switchovers: startedAt.length,
@@ -216,13 +217,16 @@ async function runSentinel(parameters: Parameters): Promise<SwitchoverRun> {
             const agreed = await topology.agreedPrimary(1000);
             return agreed.host !== primary.host ? agreed : false;
           },
-          { timeoutMilliseconds: 30_000, pollIntervalMilliseconds: 20 },
+          // Sentinel gives up a failover after its failover-timeout (10 s here): by then it has failed.
+          { timeoutMilliseconds: 15_000, pollIntervalMilliseconds: 20 },
         );
         completed.push(true);
         log(`${title} #${String(index).padStart(2)}: ${primary.host} -> ${promoted.host} agreed after ${Math.round(performance.now() - started)} ms`);
       } catch (error) {
         completed.push(false);
         log(`${title} #${String(index).padStart(2)}: failed: ${error instanceof Error ? error.message : String(error)}`);
+        const events = sentinel.recentOutput.trim().split('\n').slice(-12);
+        log(`${title} #${String(index).padStart(2)}: last events of the Sentinel asked:\n    ${events.join('\n    ')}`);
       }
     }
     const finalPrimary = await settled();
@@ -241,7 +245,8 @@ async function runSentinel(parameters: Parameters): Promise<SwitchoverRun> {
 
 async function main(): Promise<void> {
   const parameters = parseParameters(process.argv.slice(2));
-  console.log(`command: npm run bench:switchover --${process.argv.length > 2 ? ` ${process.argv.slice(2).join(' ')}` : ''}`);
+  const argumentsGiven = process.argv.slice(2);
+  console.log(`command: npm run bench:switchover${argumentsGiven.length > 0 ? ` -- ${argumentsGiven.join(' ')}` : ''}`);
   console.log(
     `parameters: ${parameters.switchovers} switchovers each for redkite and FAILOVER TO, ${parameters.sentinelSwitchovers} for Sentinel; setups ${parameters.setups.join(', ')}; writer SET + WAIT 1 ` +
       `${parameters.waitTimeoutMilliseconds}; switchover timeout ${parameters.switchoverTimeoutMilliseconds} ms; ` +
