@@ -1,13 +1,14 @@
 /**
  * Chaos benchmark (`npm run bench:chaos`): N randomized fault schedules (kills, freezes and deletions of the primary
- * or a replica, lost volumes, the primary partitioned from one or every replica, controller kills; `--faults` narrows
- * them) against RedisClusters managed by the real controller on the local cluster harness, each checked by the history
+ * or a replica, lost volumes, the primary partitioned from one or every replica, a pod partitioned from the
+ * controller, stalled controller watches, controller kills; `--faults` narrows them) against RedisClusters managed by the real controller on the local cluster harness, each checked by the history
  * checker (test/support/history).
  *
  * A fresh local cluster is started (and stopped) here, with a kubelet-like restart delay: a killed container restarts
  * after ≥ 1 s (the kubelet's relist), then with the KEP-4603 back-off of 1 s doubling up to 60 s
  * (`--restart-backoff-milliseconds` sets the base). Per schedule: its own
- * namespace, its own `redkite run` (release RBAC, that namespace only) and one RedisCluster (3 pods,
+ * namespace, its own `redkite run` (release RBAC, that namespace only, as a harness controller identity so a pod can be
+ * partitioned from it and its watches stalled) and one RedisCluster (3 pods,
  * minReplicasToWrite 1, the CRD's other defaults); three writers on the primary Service — SET + WAIT 1 300 reconnecting
  * on errors, min-replicas (an OK from a primary enforcing min-replicas-to-write) reconnecting, and SET + WAIT 1 on a held
  * connection —, a ROLE/INFO sampler on every pod every 20 ms; the faults at their drawn times; then every fault
@@ -20,9 +21,8 @@
  * Exit code 1 when any acknowledged write was lost, more than one writable primary was seen, a cluster did not
  * recover, or the bench itself failed.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { KubeConfig } from '@kubernetes/client-node';
 import { launchCluster, stopCluster } from '../test/cluster/cluster-launcher';
@@ -93,7 +93,6 @@ async function main(): Promise<void> {
 
   const stateDir = resolve(REPOSITORY_ROOT, '.cluster', `bench-chaos-${process.pid}`);
   stateDirToStop = stateDir;
-  const logFolder = mkdtempSync(join(tmpdir(), 'redkite-bench-chaos-'));
   const results: ScheduleResult[] = [];
   try {
     log(`starting a fresh local cluster in ${stateDir}`);
@@ -112,7 +111,7 @@ async function main(): Promise<void> {
     await installCrd(admin);
     await installOperatorRelease(admin);
     const agent = new NodeAgentClient(endpoints.agentUrl);
-    log(`cluster ready (${endpoints.apiServerUrl}); controller logs in ${logFolder}`);
+    log(`cluster ready (${endpoints.apiServerUrl})`);
     for (const [index, schedule] of schedules.entries()) {
       log(`schedule ${index + 1} of ${schedules.length}: starting`);
       const result = await runSchedule({
@@ -125,7 +124,6 @@ async function main(): Promise<void> {
         admin,
         agent,
         spec: { replicas: 3, minReplicasToWrite: 1 },
-        logFolder,
         log,
       });
       results.push(result);

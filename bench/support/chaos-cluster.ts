@@ -1,14 +1,12 @@
-import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { RedisEndpoint } from '../../operator/redis';
-import { operatorKubeconfig } from '../../test/e2e/controller-support/operator-process';
+import { OperatorProcess, operatorKubeconfig } from '../../test/e2e/controller-support/operator-process';
 import { RedisClusterApi } from '../../test/e2e/controller-support/redis-cluster-api';
 import { createTestNamespace, deleteTestNamespace } from '../../test/e2e/support/test-namespace';
-import type { NodeAgentClient } from '../../test/e2e/support/node-agent-client';
+import type { ControllerIdentity, NodeAgentClient } from '../../test/e2e/support/node-agent-client';
 import type { SampledMember } from '../../test/support/history';
 import { waitUntil } from '../../test/support/wait-until';
 import type { FaultContext } from './chaos-faults';
-import { ControllerProcess } from './convergence-controller';
 
 const REDIS_PORT = 6379;
 
@@ -19,8 +17,6 @@ export interface ChaosClusterOptions {
   /** Namespace prefix; a random suffix makes it unique. */
   readonly namespacePrefix: string;
   readonly spec: Readonly<Record<string, unknown>>;
-  /** Folder of the controller's log file. */
-  readonly logFolder: string;
   readonly log: (line: string) => void;
 }
 
@@ -32,7 +28,9 @@ export interface HealthyCluster {
 
 /**
  * One schedule's world: its own namespace, its own `redkite run` (under the release's ServiceAccount, watching that
- * namespace only, so a controller kill hits this schedule alone), and one RedisCluster named `cache`.
+ * namespace only, so a controller kill hits this schedule alone) running as a harness controller identity (its own
+ * source address, so a pod can be partitioned from it alone, and its own apiserver proxy, whose watches can be
+ * stalled), and one RedisCluster named `cache`.
  */
 export class ChaosCluster {
   readonly name = 'cache';
@@ -41,18 +39,20 @@ export class ChaosCluster {
   private constructor(
     private readonly options: ChaosClusterOptions,
     readonly namespace: string,
-    readonly controller: ControllerProcess,
+    readonly identity: ControllerIdentity,
+    readonly controller: OperatorProcess,
     readonly api: RedisClusterApi,
   ) {}
 
   /** Creates the namespace, starts the controller, creates the RedisCluster and waits until it is healthy. */
   static async create(options: ChaosClusterOptions): Promise<ChaosCluster> {
     const namespace = await createTestNamespace(options.namespacePrefix, { config: options.admin });
-    const controller = new ControllerProcess(await operatorKubeconfig(options.admin), namespace, join(options.logFolder, `${namespace}-controller.log`));
+    const identity = await options.agent.registerController(`${namespace}-controller`);
+    const controller = new OperatorProcess(await operatorKubeconfig(options.admin, identity), namespace, [], identity);
     const api = new RedisClusterApi(options.admin, () => namespace, () => controller.tail(30));
-    const cluster = new ChaosCluster(options, namespace, controller, api);
+    const cluster = new ChaosCluster(options, namespace, identity, controller, api);
     try {
-      await controller.start();
+      controller.start();
       await api.create(cluster.name, { ...options.spec });
       await cluster.waitHealthy(180_000);
     } catch (error) {
@@ -125,6 +125,7 @@ export class ChaosCluster {
     return {
       agent: this.options.agent,
       namespace: this.namespace,
+      controller: this.identity,
       primary: async () => (await this.api.status(this.name)).primary ?? (await this.api.podsLabelledPrimary(this.name))[0],
       replicas: async () => {
         const primary = (await this.api.status(this.name)).primary;
@@ -136,11 +137,12 @@ export class ChaosCluster {
   }
 
   /**
-   * Heals every partition of the local cluster (schedules run one at a time), thaws every pod (a fault may have frozen
-   * one that another fault then replaced) and restarts the controller.
+   * Heals every partition of the local cluster (schedules run one at a time), resumes the controller's watches, thaws
+   * every pod (a fault may have frozen one that another fault then replaced) and restarts the controller.
    */
   async healEverything(): Promise<void> {
     await this.options.agent.healAll();
+    await this.options.agent.resumeWatches(this.identity);
     for (const pod of await this.api.pods(this.name)) {
       await this.options.agent.thaw(this.namespace, pod.metadata!.name!).catch(() => undefined);
     }
@@ -157,33 +159,28 @@ export class ChaosCluster {
       this.options.log(`${this.namespace}: the RedisCluster was not deleted cleanly (${(error as Error).message.split('\n')[0]}); deleting the namespace anyway`);
     } finally {
       await this.controller.stop();
+      await this.options.agent.unregisterController(this.identity.name).catch(() => undefined);
       await deleteTestNamespace(this.namespace, { wait: true, config: this.options.admin }).catch((error: unknown) => {
         this.options.log(`${this.namespace}: namespace not gone yet (${(error as Error).message})`);
       });
     }
   }
 
+  /** The controller's exit code when it ended on its own (a crash), else null. */
+  get controllerExitCode(): number | null {
+    return this.controller.exitCode;
+  }
+
   private async killController(): Promise<boolean> {
     if (this.controllerDown) return false;
     this.controllerDown = true;
-    const pid = this.controller.pid;
-    process.kill(pid, 'SIGKILL');
-    await waitUntil('the killed controller has exited', () => !isRunning(pid), { timeoutMilliseconds: 10_000 });
+    this.controller.kill();
     return true;
   }
 
   private async startController(): Promise<void> {
     if (!this.controllerDown) return;
-    await this.controller.start();
+    this.controller.start();
     this.controllerDown = false;
-  }
-}
-
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -1,9 +1,11 @@
-import type { NodeAgentClient, Partition } from '../../test/e2e/support/node-agent-client';
+import type { ControllerIdentity, NodeAgentClient, Partition } from '../../test/e2e/support/node-agent-client';
 
 /** What a fault can act on: the schedule's cluster as it is at the moment of injection. */
 export interface FaultContext {
   readonly agent: NodeAgentClient;
   readonly namespace: string;
+  /** The harness identity the schedule's controller runs as (partitions from it, its watch stalls). */
+  readonly controller: ControllerIdentity;
   /** The pod the RedisCluster's status names primary, if any. */
   primary(): Promise<string | undefined>;
   /** The cluster's other pods. */
@@ -32,10 +34,12 @@ export interface FaultKind {
   inject(context: FaultContext, choice: number): Promise<InjectedFault | string>;
 }
 
-type PodAction<Effect> = (agent: NodeAgentClient, namespace: string, pod: string) => Promise<Effect>;
+/** What a pod fault does to its pod, resolving what healing needs (a PID, a partition). */
+type PodAction<Effect> = (context: FaultContext, pod: string) => Promise<Effect>;
+type PodHealing<Effect> = (context: FaultContext, effect: Effect, pod: string) => Promise<unknown>;
 
-/** A fault on the primary pod or on one replica pod; with `heal` (given what the action returned), a lasting one. */
-function podFault<Effect>(name: string, role: 'primary' | 'replica', act: PodAction<Effect>, heal?: (agent: NodeAgentClient, effect: Effect, namespace: string, pod: string) => Promise<unknown>): FaultKind {
+/** A fault on the primary pod or on one replica pod; with `heal`, a lasting one. */
+function podFault<Effect>(name: string, role: 'primary' | 'replica', act: PodAction<Effect>, heal?: PodHealing<Effect>): FaultKind {
   return {
     name,
     lasting: heal !== undefined,
@@ -43,8 +47,8 @@ function podFault<Effect>(name: string, role: 'primary' | 'replica', act: PodAct
       const candidates = role === 'primary' ? [await context.primary()].filter((pod): pod is string => pod !== undefined) : await context.replicas();
       const pod = candidates[Math.floor(choice * candidates.length)];
       if (pod === undefined) return role === 'primary' ? 'no primary known' : 'no replica pod';
-      const effect = await act(context.agent, context.namespace, pod);
-      return { target: pod, heal: heal && (() => heal(context.agent, effect, context.namespace, pod).then(() => undefined)) };
+      const effect = await act(context, pod);
+      return { target: pod, heal: heal && (() => heal(context, effect, pod).then(() => undefined)) };
     },
   };
 }
@@ -72,22 +76,32 @@ function primaryPartition(name: string, cut: 'one-replica' | 'every-replica'): F
   };
 }
 
+/** The controller's watches held (its reads and writes pass): it acts on a stale cache until they resume. */
+const watchStall: FaultKind = {
+  name: 'stall-controller-watches',
+  lasting: true,
+  inject: async (context) => {
+    await context.agent.stallWatches(context.controller);
+    return { target: 'controller', heal: () => context.agent.resumeWatches(context.controller).then(() => undefined) };
+  },
+};
+
 const controllerKill: FaultKind = {
   name: 'kill-controller',
   lasting: true,
   inject: async (context) => ((await context.killController()) ? { target: 'controller', heal: () => context.startController() } : 'the controller is down already'),
 };
 
-const kill: PodAction<number> = (agent, namespace, pod) => agent.kill(namespace, pod);
-const freeze: PodAction<number> = (agent, namespace, pod) => agent.freeze(namespace, pod);
-const thaw = (agent: NodeAgentClient, _pid: number, namespace: string, pod: string): Promise<number> => agent.thaw(namespace, pod);
-const deleteGracefully: PodAction<void> = (agent, namespace, pod) => agent.deletePod(namespace, pod);
-const loseVolumes: PodAction<unknown> = (agent, namespace, pod) => agent.loseVolumes(namespace, pod);
+const kill: PodAction<number> = (context, pod) => context.agent.kill(context.namespace, pod);
+const freeze: PodAction<number> = (context, pod) => context.agent.freeze(context.namespace, pod);
+const thaw: PodHealing<number> = (context, _pid, pod) => context.agent.thaw(context.namespace, pod);
+const deleteGracefully: PodAction<void> = (context, pod) => context.agent.deletePod(context.namespace, pod);
+const loseVolumes: PodAction<unknown> = (context, pod) => context.agent.loseVolumes(context.namespace, pod);
+// A pod cut off from the controller alone: clients, the other pods and the sampler still reach it.
+const partitionFromController: PodAction<Partition> = (context, pod) => context.agent.partitionFromController(context.namespace, pod, context.controller);
+const healPartition: PodHealing<Partition> = (context, partition) => context.agent.heal(partition);
 
-/**
- * Every fault the schedules draw from, one line each. Pod↔controller partitions and watch stalls join here once the
- * bench runs its controllers as harness controller identities.
- */
+/** Every fault the schedules draw from, one line each. */
 export const FAULT_KINDS: readonly FaultKind[] = [
   podFault('kill-primary', 'primary', kill),
   podFault('kill-replica', 'replica', kill),
@@ -99,6 +113,9 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   podFault('lose-volumes-replica', 'replica', loseVolumes),
   primaryPartition('partition-primary-from-replica', 'one-replica'),
   primaryPartition('isolate-primary-from-replicas', 'every-replica'),
+  podFault('partition-primary-from-controller', 'primary', partitionFromController, healPartition),
+  podFault('partition-replica-from-controller', 'replica', partitionFromController, healPartition),
+  watchStall,
   controllerKill,
 ];
 

@@ -108,6 +108,7 @@ export async function runSchedule(options: ScheduleRunOptions): Promise<Schedule
     await Promise.all(tasks);
     await created.healEverything();
 
+    if (created.controllerExitCode !== null) problems.push(`the controller exited by itself (code ${created.controllerExitCode}); log ${created.controllerLogFile}`);
     let healthy;
     try {
       healthy = await created.waitHealthy(options.recoveryTimeoutMilliseconds);
