@@ -140,6 +140,13 @@ export class ClusterFixture {
     this.server(ordinal).reachability = 'unreachable';
   }
 
+  /** The pod is being deleted (a drain, a rollout): Terminating, still running and serving. */
+  markTerminating(ordinal: number): void {
+    this.kube.update<PodObject>(this.podReference(ordinal), (pod) => {
+      pod.metadata.deletionTimestamp = '2030-01-01T00:00:00.000Z';
+    });
+  }
+
   /** Changes the RedisCluster's spec as a user would (`kubectl apply`). */
   updateSpec(change: Partial<RedisClusterSpec>): void {
     this.kube.update<RedisClusterObject>(this.reference(), (object) => {

@@ -1,15 +1,7 @@
-import {
-  KubernetesApiError,
-  KubernetesTransportError,
-  objectKeyToString,
-  type ApplyOptions,
-  type GroupVersionKind,
-  type KubernetesObject,
-  type ListOptions,
-  type ObjectKey,
-  type ObjectList,
-  type ObjectReference,
-} from '../../../../operator/runtime';
+import type { ApplyOptions, ListOptions, ObjectList } from '../../../../operator/runtime/client/kubernetes-client';
+import type { ObjectReference } from '../../../../operator/runtime/client/object-reference';
+import { KubernetesApiError, KubernetesTransportError } from '../../../../operator/runtime/errors';
+import { objectKeyToString, type GroupVersionKind, type KubernetesObject, type ObjectKey } from '../../../../operator/runtime/kubernetes-object';
 import type { CacheReader, ReconcilerClient } from '../../../../operator/rediscluster/reconciler';
 import type { ApiCall, CallJournal } from './call-journal';
 import { applyMergePatch, isPlainObject, overTheWire } from './json-merge-patch';
@@ -217,7 +209,7 @@ export class FakeKubernetes implements ReconcilerClient {
 
   private refuse(call: ApiCall, code: 404 | 409, reason: string, message: string): KubernetesApiError {
     call.outcome = code;
-    return new KubernetesApiError(call.verb.toUpperCase(), describe(call as unknown as ObjectReference), code, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason, code, message });
+    return new KubernetesApiError(call.verb.toUpperCase(), describe(call), code, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason, code, message });
   }
 
   /** Stores a new version of an object: a new resourceVersion, generation + 1 when its spec changed. */

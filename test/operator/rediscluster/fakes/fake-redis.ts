@@ -50,10 +50,12 @@ export class FakeRedis implements RedisAdministration {
     if (server.role !== 'primary') throw new Error(`fake redis: ${host} is a replica and refuses writes`);
     server.offset += count * 50;
     server.keys += count;
+    this.settle();
   }
 
   /** The process restarts: a new run id, booting as a fenced replica of 127.0.0.1:1, data as `data` says. */
   restart(host: string, data: 'aof' | 'empty'): FakeRedisServer {
+    this.settle();
     const before = this.server(host);
     const restarted = fakeRedisServer(host, {
       runId: `${before.runId}-restarted`,

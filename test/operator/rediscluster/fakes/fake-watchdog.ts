@@ -1,4 +1,4 @@
-import { objectKeyToString, type ObjectKey } from '../../../../operator/runtime';
+import { objectKeyToString, type ObjectKey } from '../../../../operator/runtime/kubernetes-object';
 import type { RedisEndpoint } from '../../../../operator/redis';
 import type { PrimaryWatchdog } from '../../../../operator/rediscluster/primary-watchdog';
 

@@ -3,7 +3,7 @@ import type { GroupVersionKind, KubernetesObject, ReconcileResult } from '../../
 import { REDIS_CLUSTER_GVK, type PodObject, type RedisClusterObject, type SecretObject } from '../../../../operator/rediscluster/cluster-object';
 import { desiredState } from '../../../../operator/rediscluster/desired-state';
 import { RedisClusterReconciler, type CacheReader, type ClusterCaches } from '../../../../operator/rediscluster/reconciler';
-import { CallJournal } from './call-journal';
+import { CallJournal, type JournalEntry } from './call-journal';
 import { ClusterFixture, type ClusterFixtureOptions } from './cluster-fixture';
 import { FakeClocks } from './fake-clocks';
 import { FakeEventRecorder } from './fake-event-recorder';
@@ -33,6 +33,8 @@ export class ReconcilerHarness {
   readonly events = new FakeEventRecorder(this.journal);
   readonly watchdog = new FakeWatchdog();
   readonly reconciler: RedisClusterReconciler;
+  /** What the manager's synchronous lease check answers; false: a paused leader resumed past its renew deadline. */
+  leaseCurrent = true;
 
   constructor() {
     const caches: ClusterCaches = {
@@ -49,6 +51,7 @@ export class ReconcilerHarness {
       watchdog: this.watchdog,
       now: this.clocks.now,
       monotonicNow: this.clocks.monotonicNow,
+      leaseCurrent: () => this.leaseCurrent,
     });
   }
 
@@ -64,6 +67,13 @@ export class ReconcilerHarness {
       reconcileId: `test-${this.journal.entries.length}`,
       retries: 0,
     });
+  }
+
+  /** One reconcile, with what it asked of the fakes (and only that). */
+  async reconcileRecorded(cluster: ClusterFixture, options: { signal?: AbortSignal } = {}): Promise<{ result: ReconcileResult | void; calls: JournalEntry[] }> {
+    this.journal.markNow();
+    const result = await this.reconcile(cluster, options);
+    return { result, calls: this.journal.sinceMark() };
   }
 
   /** Reconciles, lets `stepMilliseconds` pass on both clocks, and repeats `passes` times. */
