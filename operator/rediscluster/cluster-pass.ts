@@ -241,7 +241,12 @@ export class ClusterPass {
   /** The escape hatch is for one decision: once recorded, the annotation goes so it cannot force a later one. */
   private async clearForcePrimary(): Promise<void> {
     this.guard();
-    await this.options.client.mergePatch({ ...REDIS_CLUSTER_GVK, namespace: this.namespace, name: this.name }, { metadata: { annotations: { [FORCE_PRIMARY_ANNOTATION]: null } } }, { signal: this.signal });
+    // Keep the object it returns: the status write that follows is conditional on its resourceVersion.
+    this.cluster = await this.options.client.mergePatch<RedisClusterObject>(
+      { ...REDIS_CLUSTER_GVK, namespace: this.namespace, name: this.name },
+      { metadata: { annotations: { [FORCE_PRIMARY_ANNOTATION]: null } } },
+      { signal: this.signal },
+    );
   }
 
   private async labelReplicas(members: readonly ClusterMember[], primary: string | null): Promise<void> {
