@@ -100,7 +100,13 @@ export async function executeTopologyActions(actions: readonly TopologyAction[],
         break;
       }
       case 'setMinReplicasToWrite':
-        await context.admin.configSet(endpointOf(action.pod), { 'min-replicas-to-write': String(action.value) });
+        try {
+          await context.admin.configSet(endpointOf(action.pod), { 'min-replicas-to-write': String(action.value) });
+        } catch (error) {
+          // A refusal must not stop the pass before its status write: the live-config step sets the same parameter
+          // and reports the refusal (ConfigRejected).
+          if (!(error instanceof Error) || error.name !== 'RedisCommandError') throw error;
+        }
         break;
       case 'emitEvent':
         await context.recorder.event(context.cluster, { type: action.type, reason: action.reason, action: 'Topology', note: action.message });
