@@ -60,6 +60,17 @@ describe('RedisClusterReconciler repairs that must converge (issue item 7)', () 
     expect(cluster.server(2).config.get('maxmemory-policy')).toBe('allkeys-lru');
   });
 
+  it('writes the status with a ConfigRejected problem when the CONFIG SET of min-replicas-to-write fails', async () => {
+    const harness = new ReconcilerHarness();
+    const cluster = harness.addCluster();
+    cluster.server(1).config.set('min-replicas-to-write', '0');
+    cluster.server(1).refusedConfig.set('min-replicas-to-write', 'ERR CONFIG SET failed');
+
+    await expect(harness.reconcile(cluster)).resolves.toBeDefined();
+
+    expect(cluster.condition('Ready')).toMatchObject({ status: 'False', reason: 'ConfigRejected' });
+  });
+
   it('keeps Ready and Available on the pass where a suspect primary answers again (an event-only plan)', async () => {
     const harness = new ReconcilerHarness();
     const cluster = harness.addCluster();

@@ -20,6 +20,11 @@ export interface ClusterFixtureOptions {
   readonly primary?: number;
   /** Whether status already holds the primary record (a cluster this controller version has managed). @default true */
   readonly recorded?: boolean;
+  /**
+   * A new cluster whose pods just started: no record, no role labels, every Redis a fenced replica holding nothing
+   * (`replicaof 127.0.0.1 1`, as every pod boots). Overrides `recorded` and `primary`. @default false
+   */
+  readonly fresh?: boolean;
   /** Epoch of that record. @default 1 */
   readonly epoch?: number;
   /** Third octet of the pods' IPs (`10.0.<subnet>.<ordinal + 10>`), so clusters do not share addresses. @default 0 */
@@ -55,7 +60,7 @@ export class ClusterFixture {
     const spec: RedisClusterSpec = { replicas: this.podCount, ...options.spec };
     const history = `history-${this.namespace}-${this.name}`;
     const status: RedisClusterStatus | undefined =
-      options.recorded === false ? undefined : { primaryRecord: { primary: this.podName(primary), epoch: options.epoch ?? 1, replicationId: history } };
+      options.recorded === false || options.fresh === true ? undefined : { primaryRecord: { primary: this.podName(primary), epoch: options.epoch ?? 1, replicationId: history } };
     const cluster = this.kube.put<RedisClusterObject>({
       ...REDIS_CLUSTER_GVK,
       metadata: { name: this.name, namespace: this.namespace, finalizers: [FINALIZER] },
@@ -72,7 +77,7 @@ export class ClusterFixture {
     });
     const minReplicasToWrite = String(resolveSpec(spec).minReplicasToWrite);
     for (let ordinal = 0; ordinal < this.podCount; ordinal += 1) {
-      this.addPod(ordinal, ordinal === primary ? ROLE_PRIMARY : ROLE_REPLICA);
+      this.addPod(ordinal, options.fresh ? undefined : ordinal === primary ? ROLE_PRIMARY : ROLE_REPLICA);
       const server = this.redis.add(
         fakeRedisServer(this.address(ordinal), {
           runId: `run-${this.namespace}-${this.podName(ordinal)}`,
@@ -80,7 +85,9 @@ export class ClusterFixture {
           config: new Map([['min-replicas-to-write', minReplicasToWrite]]),
         }),
       );
-      if (ordinal === primary) {
+      if (options.fresh) {
+        Object.assign(server, { role: 'replica', primaryHost: '127.0.0.1', primaryPort: 1 });
+      } else if (ordinal === primary) {
         Object.assign(server, { role: 'primary', replicationId: history, offset: 5000, keys: 100 });
       } else {
         Object.assign(server, { role: 'replica', primaryHost: this.address(primary), primaryPort: FAKE_REDIS_PORT });
@@ -147,6 +154,16 @@ export class ClusterFixture {
     });
   }
 
+  /** Sets (or, with null, removes) an annotation on the RedisCluster as a user would. */
+  annotate(name: string, value: string | null): void {
+    this.kube.update<RedisClusterObject>(this.reference(), (object) => {
+      const annotations = { ...object.metadata.annotations };
+      if (value === null) delete annotations[name];
+      else annotations[name] = value;
+      object.metadata.annotations = annotations;
+    });
+  }
+
   /** Changes the RedisCluster's spec as a user would (`kubectl apply`). */
   updateSpec(change: Partial<RedisClusterSpec>): void {
     this.kube.update<RedisClusterObject>(this.reference(), (object) => {
@@ -154,11 +171,11 @@ export class ClusterFixture {
     });
   }
 
-  private addPod(ordinal: number, role: string): void {
+  private addPod(ordinal: number, role: string | undefined): void {
     this.kube.put<PodObject>({
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: this.podName(ordinal), namespace: this.namespace, labels: { ...selectorLabels(this.name), [ROLE_LABEL]: role } },
+      metadata: { name: this.podName(ordinal), namespace: this.namespace, labels: { ...selectorLabels(this.name), ...(role ? { [ROLE_LABEL]: role } : {}) } },
       spec: { nodeName: `node-${ordinal}` },
       status: {
         phase: 'Running',
