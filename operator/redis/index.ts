@@ -26,7 +26,9 @@ export {
   type MakeReplicaOfOutcome,
   type RedisConfigParameters,
 } from './commands';
-export { switchover, type SwitchoverMethod, type SwitchoverRequest, type SwitchoverResult } from './switchover';
+export { switchover, type SwitchoverMethod, type SwitchoverRequest, type SwitchoverResult, type SwitchoverStep } from './switchover';
+export type { SwitchoverAbortCode } from './switchover-readiness';
+export { RedisOperationAbortedError } from './operation-aborted';
 export {
   waitForReplicaOffset,
   type WaitForReplicaOffsetOptions,

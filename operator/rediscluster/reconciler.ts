@@ -16,7 +16,7 @@ import {
 } from '../runtime';
 import { resolveSpec } from '../../src/api';
 import { FINALIZER, selectorLabels } from '../../src/naming';
-import type { RedisAdministration } from '../redis';
+import { RedisOperationAbortedError, type RedisAdministration } from '../redis';
 import type { TopologyMemory } from '../topology';
 import { REDIS_CLUSTER_GVK, type PodObject, type RedisClusterObject, type SecretObject } from './cluster-object';
 import { ClusterPass } from './cluster-pass';
@@ -117,7 +117,8 @@ export class RedisClusterReconciler {
     } catch (error) {
       // Someone else (or a stale cache) moved the object on: re-read and decide again, soon but not in a spin.
       if (isConflict(error)) return { requeueAfterMs: 200 };
-      if (error instanceof LeadershipLostError) return;
+      // Lost the lease mid-pass (here, or inside a switchover): stop quietly; the new leader carries on.
+      if (error instanceof LeadershipLostError || error instanceof RedisOperationAbortedError) return;
       throw error;
     }
   };

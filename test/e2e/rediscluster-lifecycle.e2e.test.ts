@@ -17,10 +17,20 @@ async function eventReasons(regarding: string): Promise<string[]> {
   return list.items.filter((event) => event.regarding?.name === regarding).map((event) => event.reason ?? '');
 }
 
-describe('planned changes to a RedisCluster', () => {
-  const name = 'planned';
+/** Creates a cluster the calling test owns and waits until it is Ready. */
+async function readyCluster(name: string, replicas: number): Promise<void> {
+  await clusters.create(name, { replicas, minReplicasToWrite: 1 });
+  await clusters.waitReady(name, `${name} Ready with ${replicas} pods`);
+}
 
+async function deleteCluster(name: string): Promise<void> {
+  await clusters.delete(name);
+  await waitFor(async () => !(await clusters.exists(name)), { description: `RedisCluster ${name} gone (operator log:\n${operatorHandle.process.tail()})`, timeoutMs: 60_000 });
+}
+
+describe('planned changes to a RedisCluster', () => {
   it('scales 3 → 5 → 2, switching over first when the primary is among the pods to remove, keeping the data', async () => {
+    const name = 'planned';
     await clusters.create(name, { replicas: 3, minReplicasToWrite: 1 });
     const initial = await clusters.waitReady(name, 'three pods Ready');
     const primary = await clusters.connectToPod(name, initial.primary!);
@@ -34,19 +44,20 @@ describe('planned changes to a RedisCluster', () => {
     const up = await clusters.patchSpec(name, { replicas: 5 });
     expect((await clusters.waitReady(name, 'five pods Ready', { generation: up })).readyReplicas).toBe(5);
 
-    // Make the highest ordinal the primary: freeze every other pod, so the failover can only pick planned-4.
+    // Make the highest ordinal the primary with Redis' own FAILOVER, as someone switching over by hand would: the
+    // controller records the primary its recorded one now follows (docs/failover.md, rule 4).
     const fiveReady = await clusters.status(name);
-    const others = ['planned-0', 'planned-1', 'planned-2', 'planned-3'];
     if (fiveReady.primary !== 'planned-4') {
-      for (const pod of others) await chaos.freeze(namespace.name, pod);
+      const current = await clusters.connectToPod(name, fiveReady.primary!);
       try {
-        await waitFor(async () => (await clusters.status(name)).primary === 'planned-4', {
-          description: `planned-4 promoted while the others are frozen (operator log:\n${operatorHandle.process.tail()})`,
-          timeoutMs: 60_000,
-        });
+        await current.call('FAILOVER', 'TO', await clusters.podIp('planned-4'), '6379', 'TIMEOUT', '5000');
       } finally {
-        for (const pod of others) await chaos.thaw(namespace.name, pod);
+        current.disconnect();
       }
+      await waitFor(async () => (await clusters.status(name)).primary === 'planned-4', {
+        description: `planned-4 recorded as primary after FAILOVER TO (operator log:\n${operatorHandle.process.tail()})`,
+        timeoutMs: 60_000,
+      });
       await clusters.waitReady(name, 'five pods Ready around primary planned-4');
     }
 
@@ -63,9 +74,12 @@ describe('planned changes to a RedisCluster', () => {
     } finally {
       reader.disconnect();
     }
+    await deleteCluster(name);
   });
 
   it('applies a live config parameter with CONFIG SET on every pod without restarting any', async () => {
+    const name = 'live-config';
+    await readyCluster(name, 2);
     const podsBefore = await clusters.pods(name);
     const generation = await clusters.patchSpec(name, { config: { 'maxmemory-policy': 'allkeys-lru' } });
     await clusters.waitReady(name, 'Ready with the new config', { generation });
@@ -82,9 +96,12 @@ describe('planned changes to a RedisCluster', () => {
     }
     const podsAfter = await clusters.pods(name);
     expect(podsAfter.map((pod) => pod.metadata!.uid).sort()).toEqual(podsBefore.map((pod) => pod.metadata!.uid).sort());
+    await deleteCluster(name);
   });
 
   it('upgrades the version replicas first, then switches over, without losing an acknowledged write', async () => {
+    const name = 'upgrade';
+    await readyCluster(name, 2);
     const before = await clusters.waitReady(name, 'Ready before the upgrade');
     const password = await clusters.password(name);
     const writerClient = await redisClient(await clusters.serviceAddress(name), password);
@@ -112,9 +129,12 @@ describe('planned changes to a RedisCluster', () => {
       await writer.stop();
       writerClient.disconnect();
     }
+    await deleteCluster(name);
   });
 
   it('rolls pods one at a time for a parameter that needs a restart', async () => {
+    const name = 'restart-parameter';
+    await readyCluster(name, 2);
     const podsBefore = await clusters.pods(name);
     const generation = await clusters.patchSpec(name, { config: { 'maxmemory-policy': 'allkeys-lru', databases: '32' } });
     await waitFor(async () => {
@@ -130,12 +150,14 @@ describe('planned changes to a RedisCluster', () => {
     } finally {
       redis.disconnect();
     }
+    await deleteCluster(name);
   });
 });
 
 describe('deletion', () => {
   it('removes pods and, with reclaimPolicy Delete, the PersistentVolumeClaims, then finishes its finalizer', async () => {
-    const name = 'planned';
+    const name = 'deletion';
+    await readyCluster(name, 2);
     expect((await core.listNamespacedPersistentVolumeClaim({ namespace: namespace.name, labelSelector: `app.kubernetes.io/instance=${name}` })).items.length).toBeGreaterThan(0);
     await clusters.patchSpec(name, { storage: { reclaimPolicy: 'Delete' } });
     await clusters.delete(name);
