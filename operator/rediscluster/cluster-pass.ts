@@ -14,7 +14,7 @@ import { rotatePassword, rotationUnderWay } from './password-rotation';
 import type { ClusterCaches, ClusterMemory, ReconcilerClient } from './reconciler';
 import { planRollout } from './rollout-plan';
 import { isSubsetOf } from './subset-equal';
-import { executeTopologyActions, labelPod, replicaLabelChanges } from './topology-executor';
+import { executeTopologyActions, labelPodFresh, replicaLabelChanges } from './topology-executor';
 import type { PrimaryWatchdog } from './primary-watchdog';
 import { writablePrimary } from './writable-primary';
 
@@ -252,7 +252,8 @@ export class ClusterPass {
   private async labelReplicas(members: readonly ClusterMember[], primary: string | null): Promise<void> {
     const currentLabels = new Map(this.pods.map((pod) => [pod.metadata.name!, pod.metadata.labels?.[ROLE_LABEL]]));
     for (const change of replicaLabelChanges(members, primary, currentLabels)) {
-      await labelPod(this.options.client, this.namespace, change.pod, change.role, { resourceVersion: this.podResourceVersions.get(change.pod), signal: this.signal, leaseCurrent: this.options.leaseCurrent });
+      const options = { resourceVersion: this.podResourceVersions.get(change.pod), signal: this.signal, leaseCurrent: this.options.leaseCurrent };
+      this.podResourceVersions.set(change.pod, await labelPodFresh(this.options.client, this.namespace, change.pod, change.role, options));
     }
   }
 

@@ -1,4 +1,4 @@
-import type { EventRecorder, ObjectWriter } from '../runtime';
+import { isConflict, type EventRecorder, type ObjectReader, type ObjectWriter } from '../runtime';
 import { ROLE_LABEL, ROLE_PRIMARY, ROLE_REPLICA, REDIS_PORT } from '../../src/naming';
 import { FENCED_PRIMARY_HOST, FENCED_PRIMARY_PORT } from '../../src/workload/redis-conf';
 import type { RedisAdministration } from '../redis';
@@ -22,9 +22,31 @@ export function labelPod(
   return client.mergePatch({ apiVersion: 'v1', kind: 'Pod', namespace, name: pod }, { metadata }, { signal: options.signal });
 }
 
+/**
+ * {@link labelPod} with the cached resourceVersion; on 409 (the pod cache lags, e.g. a stalled watch) the pod is read
+ * from the apiserver and the label written once more with its fresh resourceVersion. Safe because the decision
+ * itself was already fenced by the record write (I5); returns the resourceVersion the pod has now.
+ */
+export async function labelPodFresh(
+  client: Pick<ObjectReader, 'get'> & Pick<ObjectWriter, 'mergePatch'>,
+  namespace: string,
+  pod: string,
+  role: string | null,
+  options: { resourceVersion?: string; signal?: AbortSignal; leaseCurrent?: () => boolean },
+): Promise<string | undefined> {
+  try {
+    return ((await labelPod(client, namespace, pod, role, options)) as { metadata?: { resourceVersion?: string } } | undefined)?.metadata?.resourceVersion;
+  } catch (error) {
+    if (!isConflict(error)) throw error;
+    const fresh = await client.get<{ apiVersion: string; kind: string; metadata: { resourceVersion?: string } }>({ apiVersion: 'v1', kind: 'Pod', namespace, name: pod }, { signal: options.signal });
+    const patched = (await labelPod(client, namespace, pod, role, { ...options, resourceVersion: fresh.metadata.resourceVersion })) as { metadata?: { resourceVersion?: string } } | undefined;
+    return patched?.metadata?.resourceVersion;
+  }
+}
+
 /** What the executor needs; the reconciler passes its collaborators. */
 export interface TopologyExecutionContext {
-  readonly client: Pick<ObjectWriter, 'mergePatch'>;
+  readonly client: Pick<ObjectReader, 'get'> & Pick<ObjectWriter, 'mergePatch'>;
   readonly admin: RedisAdministration;
   readonly recorder: EventRecorder;
   readonly cluster: RedisClusterObject;
@@ -57,10 +79,8 @@ export async function executeTopologyActions(actions: readonly TopologyAction[],
     return { host: address, port: REDIS_PORT, password: context.password };
   };
   const label = async (pod: string, role: string | null): Promise<void> => {
-    const patched = (await labelPod(context.client, namespace, pod, role, { resourceVersion: context.podResourceVersions.get(pod), signal: context.signal, leaseCurrent: context.leaseCurrent })) as
-      | { metadata?: { resourceVersion?: string } }
-      | undefined;
-    context.podResourceVersions.set(pod, patched?.metadata?.resourceVersion);
+    const options = { resourceVersion: context.podResourceVersions.get(pod), signal: context.signal, leaseCurrent: context.leaseCurrent };
+    context.podResourceVersions.set(pod, await labelPodFresh(context.client, namespace, pod, role, options));
   };
   let promoted = false;
   for (const action of actions) {

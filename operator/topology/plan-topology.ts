@@ -220,7 +220,15 @@ class TopologyPlanner {
   }
 
   private promoteAndAlign(chosen: ServingMember, reason: string, message: string, type: 'Normal' | 'Warning' = 'Normal'): TopologyPlan {
-    if (chosen.observation.role !== 'primary') this.actions.push({ kind: 'promote', pod: chosen.name });
+    if (chosen.observation.role !== 'primary') {
+      // I2 on every path that promotes: nobody may still follow another primary once this one is writable.
+      const detached = new Set(this.actions.flatMap((action) => (action.kind === 'detach' ? [action.pod] : [])));
+      for (const member of this.serving()) {
+        const followsSomeoneLive = member.observation.role === 'replica' && member.observation.primaryLinkUp;
+        if (member !== chosen && followsSomeoneLive && !detached.has(member.name)) this.actions.push({ kind: 'detach', pod: member.name });
+      }
+      this.actions.push({ kind: 'promote', pod: chosen.name });
+    }
     if (!chosen.labelledPrimary) this.actions.push({ kind: 'labelPrimary', pod: chosen.name });
     this.alignFollowers(chosen, true);
     this.applyMinReplicasToWrite();

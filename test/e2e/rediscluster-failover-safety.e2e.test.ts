@@ -67,7 +67,7 @@ describe('failover safety against real redis-server pods and the real controller
       } finally {
         await chaos.thaw(namespace.name, status.primary!);
       }
-      await history.moreAcknowledged(1, 'the reconnecting writer writes after the thaw');
+      await history.moreAcknowledged(1, 'the reconnecting writer writes after the thaw', 'reconnecting');
       await history.verify('frozen primary, held connection');
     } finally {
       await Promise.all(history.writers.map((writer) => writer.stop()));

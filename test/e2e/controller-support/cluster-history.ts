@@ -6,8 +6,11 @@ import type { RedisClusterApi } from './redis-cluster-api';
 /** What a safety test records about one RedisCluster while it injects faults. */
 export interface ClusterHistory {
   readonly writers: readonly HistoryWriter[];
-  /** Waits until every writer has `count` more acknowledged writes than now. */
-  moreAcknowledged(count: number, description: string): Promise<void>;
+  /**
+   * Waits until every writer (or only the reconnecting one, the first: a writer holding its connection to a demoted
+   * primary is refused until something closes it) has `count` more acknowledged writes than now.
+   */
+  moreAcknowledged(count: number, description: string, which?: 'all' | 'reconnecting'): Promise<void>;
   /** Waits for the cluster to be Ready, then checks every acknowledged write and the writable-primary count. */
   verify(description: string): Promise<HistoryResult>;
 }
@@ -34,9 +37,10 @@ export async function recordClusterHistory(
   );
   return {
     writers,
-    moreAcknowledged: async (count, description) => {
-      const targets = writers.map((writer) => writer.acknowledged.length + count);
-      await waitFor(() => writers.every((writer, index) => writer.acknowledged.length >= targets[index]!), { description, timeoutMs: 90_000, intervalMs: 100 });
+    moreAcknowledged: async (count, description, which = 'all') => {
+      const waitedFor = which === 'all' ? writers : writers.slice(0, 1);
+      const targets = waitedFor.map((writer) => writer.acknowledged.length + count);
+      await waitFor(() => waitedFor.every((writer, index) => writer.acknowledged.length >= targets[index]!), { description, timeoutMs: 90_000, intervalMs: 100 });
     },
     verify: async (description) => {
       const status = await clusters.waitReady(cluster, `${cluster} Ready after ${description}`, { timeoutMs: 180_000 });
