@@ -126,10 +126,12 @@ export class ChaosCluster {
       agent: this.options.agent,
       namespace: this.namespace,
       controller: this.identity,
-      primary: async () => (await this.api.status(this.name)).primary ?? (await this.api.podsLabelledPrimary(this.name))[0],
-      replicas: async () => {
-        const primary = (await this.api.status(this.name)).primary;
-        return (await this.api.pods(this.name)).map((pod) => pod.metadata!.name!).filter((pod) => pod !== primary).sort();
+      roles: async () => {
+        // The label when status names none (between a failover's record and its status write).
+        const pods = await this.api.pods(this.name);
+        const labelled = pods.find((pod) => pod.metadata?.labels?.['redis.redkite.io/role'] === 'primary')?.metadata?.name;
+        const primary = (await this.api.status(this.name)).primary ?? labelled;
+        return { primary, replicas: pods.map((pod) => pod.metadata!.name!).filter((pod) => pod !== primary).sort() };
       },
       killController: () => this.killController(),
       startController: () => this.startController(),

@@ -6,10 +6,8 @@ export interface FaultContext {
   readonly namespace: string;
   /** The harness identity the schedule's controller runs as (partitions from it, its watch stalls). */
   readonly controller: ControllerIdentity;
-  /** The pod the RedisCluster's status names primary, if any. */
-  primary(): Promise<string | undefined>;
-  /** The cluster's other pods. */
-  replicas(): Promise<string[]>;
+  /** The pod the RedisCluster's status names primary (if any) and the cluster's other pods, from one read. */
+  roles(): Promise<{ readonly primary: string | undefined; readonly replicas: readonly string[] }>;
   /** SIGKILLs the controller (false when it is down already). */
   killController(): Promise<boolean>;
   /** Starts it again, as its Deployment would. */
@@ -44,7 +42,8 @@ function podFault<Effect>(name: string, role: 'primary' | 'replica', act: PodAct
     name,
     lasting: heal !== undefined,
     inject: async (context, choice) => {
-      const candidates = role === 'primary' ? [await context.primary()].filter((pod): pod is string => pod !== undefined) : await context.replicas();
+      const { primary, replicas } = await context.roles();
+      const candidates = role === 'primary' ? [primary].filter((pod): pod is string => pod !== undefined) : replicas;
       const pod = candidates[Math.floor(choice * candidates.length)];
       if (pod === undefined) return role === 'primary' ? 'no primary known' : 'no replica pod';
       const effect = await act(context, pod);
@@ -59,9 +58,8 @@ function primaryPartition(name: string, cut: 'one-replica' | 'every-replica'): F
     name,
     lasting: true,
     inject: async (context, choice) => {
-      const primary = await context.primary();
+      const { primary, replicas } = await context.roles();
       if (primary === undefined) return 'no primary known';
-      const replicas = await context.replicas();
       if (replicas.length === 0) return 'no replica pod';
       const cutOff = cut === 'every-replica' ? replicas : [replicas[Math.floor(choice * replicas.length)]!];
       const partitions: Partition[] = [];

@@ -6,7 +6,7 @@ export interface ChaosTotals {
   readonly injectedCount: number;
   readonly skippedCount: number;
   readonly acknowledged: number;
-  /** Lost acknowledged writes over the schedules that could be read back. */
+  /** Lost acknowledged writes over the schedules that could be read back (`lost n/a`: no read-back). */
   readonly lost: number;
   readonly maxWritablePrimaries: number;
   readonly longestNoWritablePrimaryMilliseconds: number;
@@ -23,7 +23,7 @@ export function totalsOf(results: readonly ScheduleResult[]): ChaosTotals {
     injected,
     injectedCount: Object.values(injected).reduce((sum, count) => sum + count, 0),
     skippedCount: results.reduce((sum, result) => sum + result.skipped.length, 0),
-    acknowledged: results.reduce((sum, result) => sum + (result.history?.acknowledged ?? 0), 0),
+    acknowledged: results.reduce((sum, result) => sum + result.acknowledged, 0),
     lost: results.reduce((sum, result) => sum + (result.history?.lost ?? 0), 0),
     maxWritablePrimaries: Math.max(0, ...results.map((result) => result.roles?.maxWritablePrimaries ?? 0)),
     longestNoWritablePrimaryMilliseconds: Math.max(0, ...results.map((result) => result.roles?.longestNoWritablePrimaryMilliseconds ?? 0)),
@@ -47,7 +47,7 @@ export function formatChaosReport(results: readonly ScheduleResult[], kindOrder:
     lines.push(
       row([
         String(result.index),
-        result.history ? String(result.history.acknowledged) : 'n/a',
+        String(result.acknowledged),
         result.history ? String(result.history.lost) : 'n/a',
         result.roles ? String(result.roles.maxWritablePrimaries) : 'n/a',
         result.roles ? String(result.roles.longestNoWritablePrimaryMilliseconds) : 'n/a',

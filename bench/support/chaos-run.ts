@@ -38,6 +38,8 @@ export interface ScheduleResult {
   /** Faults injected, by kind. */
   readonly injected: Readonly<Record<string, number>>;
   readonly skipped: readonly SkippedFault[];
+  /** Acknowledged writes of every writer (known also when no read-back was possible). */
+  readonly acknowledged: number;
   /** The full check, when the cluster came back healthy. */
   readonly history: HistoryResult | undefined;
   /** The sampler's figures (also when the cluster did not recover and no read-back was possible). */
@@ -85,6 +87,7 @@ export async function runSchedule(options: ScheduleRunOptions): Promise<Schedule
       await delay(Math.max(0, startedAt + planned.atMilliseconds - Date.now()));
       const kind = options.kinds.find((candidate) => candidate.name === planned.kind)!;
       try {
+        const requestedAt = Date.now();
         const fault = await kind.inject(context, planned.choice);
         if (typeof fault === 'string') {
           skipped.push({ kind: planned.kind, reason: fault });
@@ -93,10 +96,10 @@ export async function runSchedule(options: ScheduleRunOptions): Promise<Schedule
         injected[planned.kind] = (injected[planned.kind] ?? 0) + 1;
         log(`schedule ${options.index} +${((Date.now() - startedAt) / 1000).toFixed(1)} s: ${planned.kind} ${fault.target}${fault.heal ? ` for ${planned.holdMilliseconds} ms` : ''}`);
         if (fault.heal === undefined) {
-          faults.instant(planned.kind, fault.target);
+          faults.instant(planned.kind, fault.target, requestedAt);
           return;
         }
-        const end = faults.begin(planned.kind, fault.target);
+        const end = faults.begin(planned.kind, fault.target, requestedAt);
         await delay(planned.holdMilliseconds);
         await fault.heal().catch((error: unknown) => log(`schedule ${options.index}: healing ${planned.kind} ${fault.target} failed: ${(error as Error).message}`));
         end();
@@ -138,6 +141,7 @@ export async function runSchedule(options: ScheduleRunOptions): Promise<Schedule
     namespace: cluster?.namespace,
     injected,
     skipped,
+    acknowledged: writers.reduce((sum, writer) => sum + writer.acknowledged.length, 0),
     history,
     roles: sampler?.summary(),
     problems,

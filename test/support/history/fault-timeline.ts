@@ -17,19 +17,21 @@ export class FaultTimeline {
     return this.recorded;
   }
 
-  /** A fault that lasts until the returned function is called (a freeze until its thaw, a partition until healed). */
-  begin(kind: string, target: string): () => void {
-    const fault = { kind, target, startedAt: Date.now(), endedAt: undefined as number | undefined };
+  /**
+   * A fault that lasts until the returned function is called (a freeze until its thaw, a partition until healed).
+   * `startedAt`: when the injection was requested, if earlier than now (the fault may act before the request returns).
+   */
+  begin(kind: string, target: string, startedAt = Date.now()): () => void {
+    const fault = { kind, target, startedAt, endedAt: undefined as number | undefined };
     this.recorded.push(fault);
     return () => {
       fault.endedAt ??= Date.now();
     };
   }
 
-  /** A fault that happens at one instant (a SIGKILL, a pod deletion). */
-  instant(kind: string, target: string): void {
-    const now = Date.now();
-    this.recorded.push({ kind, target, startedAt: now, endedAt: now });
+  /** A fault that happens at one instant (a SIGKILL, a pod deletion), by default now. */
+  instant(kind: string, target: string, at = Date.now()): void {
+    this.recorded.push({ kind, target, startedAt: at, endedAt: at });
   }
 }
 
