@@ -154,7 +154,8 @@ async function main(): Promise<void> {
     '',
     ...formatChaosReport(results, kinds.map((kind) => kind.name)),
     '',
-    `Result: ${totals.injectedCount} faults injected, ${totals.acknowledged} acknowledged writes, ${totals.lost} lost, ` +
+    `Result: ${totals.injectedCount} faults injected, ${totals.acknowledged} acknowledged writes, ${totals.lost} lost ` +
+      `(${totals.lostWaitAcknowledged} acknowledged with WAIT 1, ${totals.lostMinReplicasAcknowledged} acknowledged only by min-replicas-to-write), ` +
       `at most ${totals.maxWritablePrimaries} writable primaries, longest window without one ${totals.longestNoWritablePrimaryMilliseconds} ms; ` +
       `${totals.failedSchedules} of ${results.length} schedules failed.`,
   ];

@@ -8,6 +8,9 @@ export interface ChaosTotals {
   readonly acknowledged: number;
   /** Lost acknowledged writes over the schedules that could be read back (`lost n/a`: no read-back). */
   readonly lost: number;
+  /** Of `lost`, writes acknowledged with WAIT (the invariant) and only by min-replicas-to-write (Redis' own bound). */
+  readonly lostWaitAcknowledged: number;
+  readonly lostMinReplicasAcknowledged: number;
   readonly maxWritablePrimaries: number;
   readonly longestNoWritablePrimaryMilliseconds: number;
   /** Schedules with a problem (loss, two writable primaries, no recovery, bench error). */
@@ -25,10 +28,16 @@ export function totalsOf(results: readonly ScheduleResult[]): ChaosTotals {
     skippedCount: results.reduce((sum, result) => sum + result.skipped.length, 0),
     acknowledged: results.reduce((sum, result) => sum + result.acknowledged, 0),
     lost: results.reduce((sum, result) => sum + (result.history?.lost ?? 0), 0),
+    lostWaitAcknowledged: lostBy(results, 'wait'),
+    lostMinReplicasAcknowledged: lostBy(results, 'min-replicas'),
     maxWritablePrimaries: Math.max(0, ...results.map((result) => result.roles?.maxWritablePrimaries ?? 0)),
     longestNoWritablePrimaryMilliseconds: Math.max(0, ...results.map((result) => result.roles?.longestNoWritablePrimaryMilliseconds ?? 0)),
     failedSchedules: results.filter((result) => result.problems.length > 0).length,
   };
+}
+
+function lostBy(results: readonly ScheduleResult[], acknowledgement: 'wait' | 'min-replicas'): number {
+  return results.reduce((sum, result) => sum + (result.history?.writers ?? []).filter((writer) => writer.acknowledgement === acknowledgement).reduce((lost, writer) => lost + writer.lost, 0), 0);
 }
 
 /** `kill-primary 2, freeze-replica 1` in the table's kind order. */

@@ -192,12 +192,14 @@ export class ClusterPass {
   /** I5: the record is written with the resourceVersion the decision was made from; a stale decision gets 409. */
   private async writeRecord(record: PrimaryRecord): Promise<void> {
     this.guard();
+    const overwritten = this.cluster.metadata.resourceVersion;
     const updated = await this.options.client.patchStatus<RedisClusterObject>(
       { ...REDIS_CLUSTER_GVK, namespace: this.namespace, name: this.name },
       { primaryRecord: { ...record } },
-      { resourceVersion: this.cluster.metadata.resourceVersion, signal: this.signal },
+      { resourceVersion: overwritten, signal: this.signal },
     );
     this.cluster = updated;
+    this.options.memory.overwrittenResourceVersion = overwritten;
     this.options.memory.writtenEpoch = Math.max(this.options.memory.writtenEpoch ?? 0, record.epoch);
   }
 
@@ -377,11 +379,13 @@ export class ClusterPass {
     // A merge patch keeps fields it does not mention: a field that went away (the serving primary during an
     // outage) must be sent as null, or the status never matches and is rewritten on every pass.
     const removed = Object.keys(this.cluster.status ?? {}).filter((field) => (status as Record<string, unknown>)[field] === undefined);
+    const overwritten = this.cluster.metadata.resourceVersion;
     this.cluster = await this.options.client.patchStatus<RedisClusterObject>(
       { ...REDIS_CLUSTER_GVK, namespace: this.namespace, name: this.name },
       { ...status, ...Object.fromEntries(removed.map((field) => [field, null])) } as unknown as Record<string, unknown>,
-      { resourceVersion: this.cluster.metadata.resourceVersion, signal: this.signal },
+      { resourceVersion: overwritten, signal: this.signal },
     );
+    this.options.memory.overwrittenResourceVersion = overwritten;
   }
 
   /**

@@ -61,6 +61,8 @@ export interface ClusterMemory {
   topology: TopologyMemory;
   /** The last primary epoch this controller wrote: a cache showing an older one is stale (I5). */
   writtenEpoch?: number;
+  /** The resourceVersion this controller's last status write replaced: a cache still showing it is stale. */
+  overwrittenResourceVersion?: string;
   /** A switchover that aborted is not retried before this monotonic time. */
   switchoverNotBefore?: number;
   switchoverBackoffMilliseconds?: number;
@@ -124,13 +126,16 @@ export class RedisClusterReconciler {
   };
 
   /**
-   * The cache, unless it is older than this controller's own last record write (a lagging or stalled watch): then
-   * the apiserver's copy. Deciding from a record older than one we wrote would fail over twice (I5).
+   * The cache, unless it is older than this controller's own last write (a lagging or stalled watch): it shows an
+   * epoch older than one we recorded, or the very version our last status write replaced. Then the apiserver's copy.
+   * Deciding from a record older than one we wrote would fail over twice (I5); writing from it would only get 409s.
    */
   private async freshest(cached: RedisClusterObject, key: ObjectKey, signal: AbortSignal): Promise<RedisClusterObject | undefined> {
-    const written = this.memory.get(objectKeyToString(key))?.writtenEpoch;
+    const memory = this.memory.get(objectKeyToString(key));
     const cachedEpoch = cached.status?.primaryRecord?.epoch ?? 0;
-    if (written === undefined || cachedEpoch >= written) return cached;
+    const olderEpoch = memory?.writtenEpoch !== undefined && cachedEpoch < memory.writtenEpoch;
+    const overwritten = memory?.overwrittenResourceVersion !== undefined && cached.metadata.resourceVersion === memory.overwrittenResourceVersion;
+    if (!olderEpoch && !overwritten) return cached;
     try {
       return await this.options.client.get<RedisClusterObject>({ ...REDIS_CLUSTER_GVK, namespace: key.namespace, name: key.name }, { signal });
     } catch (error) {
