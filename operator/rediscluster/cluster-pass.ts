@@ -199,7 +199,7 @@ export class ClusterPass {
       { resourceVersion: overwritten, signal: this.signal },
     );
     this.cluster = updated;
-    this.options.memory.overwrittenResourceVersion = overwritten;
+    rememberOverwritten(this.options.memory, overwritten);
     this.options.memory.writtenEpoch = Math.max(this.options.memory.writtenEpoch ?? 0, record.epoch);
   }
 
@@ -385,7 +385,7 @@ export class ClusterPass {
       { ...status, ...Object.fromEntries(removed.map((field) => [field, null])) } as unknown as Record<string, unknown>,
       { resourceVersion: overwritten, signal: this.signal },
     );
-    this.options.memory.overwrittenResourceVersion = overwritten;
+    rememberOverwritten(this.options.memory, overwritten);
   }
 
   /**
@@ -410,6 +410,15 @@ export class ClusterPass {
   private event(type: 'Normal' | 'Warning', reason: string, note: string, action = 'Reconcile'): Promise<unknown> {
     return this.options.recorder.event(this.cluster, { type, reason, action, note });
   }
+}
+
+/** How many replaced versions are remembered: enough to span a watch stall's worth of status writes. */
+const REMEMBERED_OVERWRITTEN_VERSIONS = 32;
+
+/** Every version a status write of ours replaced is older than that write: a cache still showing one is stale. */
+function rememberOverwritten(memory: ClusterMemory, resourceVersion: string | undefined): void {
+  if (resourceVersion === undefined) return;
+  memory.overwrittenResourceVersions = [...(memory.overwrittenResourceVersions ?? []), resourceVersion].slice(-REMEMBERED_OVERWRITTEN_VERSIONS);
 }
 
 /** A container that cannot start (bad image, missing Secret) is a problem to report, not to retry blindly. */

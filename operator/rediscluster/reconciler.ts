@@ -61,8 +61,10 @@ export interface ClusterMemory {
   topology: TopologyMemory;
   /** The last primary epoch this controller wrote: a cache showing an older one is stale (I5). */
   writtenEpoch?: number;
-  /** The resourceVersion this controller's last status write replaced: a cache still showing it is stale. */
-  overwrittenResourceVersion?: string;
+  /** resourceVersions this controller's recent status writes replaced: a cache still showing one is stale. */
+  overwrittenResourceVersions?: string[];
+  /** The last write was refused with 409: read the object from the apiserver on the next pass. */
+  readFreshNext?: boolean;
   /** A switchover that aborted is not retried before this monotonic time. */
   switchoverNotBefore?: number;
   switchoverBackoffMilliseconds?: number;
@@ -118,7 +120,10 @@ export class RedisClusterReconciler {
       return await pass.run();
     } catch (error) {
       // Someone else (or a stale cache) moved the object on: re-read and decide again, soon but not in a spin.
-      if (isConflict(error)) return { requeueAfterMs: 200 };
+      if (isConflict(error)) {
+        this.memoryOf(key).readFreshNext = true;
+        return { requeueAfterMs: 200 };
+      }
       // Lost the lease mid-pass (here, or inside a switchover): stop quietly; the new leader carries on.
       if (error instanceof LeadershipLostError || error instanceof RedisOperationAbortedError) return;
       throw error;
@@ -127,15 +132,17 @@ export class RedisClusterReconciler {
 
   /**
    * The cache, unless it is older than this controller's own last write (a lagging or stalled watch): it shows an
-   * epoch older than one we recorded, or the very version our last status write replaced. Then the apiserver's copy.
+   * epoch older than one we recorded, or a version one of our status writes replaced, or our last write got 409.
+   * Then the apiserver's copy.
    * Deciding from a record older than one we wrote would fail over twice (I5); writing from it would only get 409s.
    */
   private async freshest(cached: RedisClusterObject, key: ObjectKey, signal: AbortSignal): Promise<RedisClusterObject | undefined> {
     const memory = this.memory.get(objectKeyToString(key));
     const cachedEpoch = cached.status?.primaryRecord?.epoch ?? 0;
     const olderEpoch = memory?.writtenEpoch !== undefined && cachedEpoch < memory.writtenEpoch;
-    const overwritten = memory?.overwrittenResourceVersion !== undefined && cached.metadata.resourceVersion === memory.overwrittenResourceVersion;
-    if (!olderEpoch && !overwritten) return cached;
+    const overwritten = cached.metadata.resourceVersion !== undefined && (memory?.overwrittenResourceVersions ?? []).includes(cached.metadata.resourceVersion);
+    if (!olderEpoch && !overwritten && !memory?.readFreshNext) return cached;
+    if (memory) memory.readFreshNext = false;
     try {
       return await this.options.client.get<RedisClusterObject>({ ...REDIS_CLUSTER_GVK, namespace: key.namespace, name: key.name }, { signal });
     } catch (error) {
