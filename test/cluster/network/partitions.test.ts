@@ -44,6 +44,23 @@ describe('Partitions', () => {
     expect([await partitions.heal(partition.id), await partitions.heal(partition.id)]).toEqual([true, false]);
   });
 
+  it('keeps a partition listed until its rules are gone, and heals it once when asked twice at the same time', async () => {
+    const { firewall, pairs } = fakeFirewall();
+    let releaseRemoval: () => void = () => undefined;
+    const removal = new Promise<void>((resolve) => (releaseRemoval = resolve));
+    const slowFirewall = { ...firewall, allowBetween: async (first: string, second: string) => {
+      await removal;
+      await firewall.allowBetween(first, second);
+    } } as unknown as ClusterFirewall;
+    const partitions = new Partitions(slowFirewall, resolve);
+    const partition = await partitions.partition(a, b);
+    const healing = [partitions.heal(partition.id), partitions.heal(partition.id)];
+    expect(partitions.list()).toHaveLength(1);
+    releaseRemoval();
+    expect(await Promise.all(healing)).toEqual([true, false]);
+    expect([partitions.list(), pairs]).toEqual([[], []]);
+  });
+
   it('heals the partitions of an owner that went away, and only those', async () => {
     const { firewall, pairs } = fakeFirewall();
     const partitions = new Partitions(firewall, resolve);

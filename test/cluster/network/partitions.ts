@@ -39,6 +39,7 @@ interface Partition extends PartitionView {
  */
 export class Partitions {
   private readonly active = new Map<string, Partition>();
+  private readonly healing = new Map<string, Promise<boolean>>();
   private sequence = 0;
 
   constructor(
@@ -63,13 +64,23 @@ export class Partitions {
     return view(partition);
   }
 
-  /** Heals one partition; false if it was already healed (by hand or because an end went away). */
-  async heal(id: string): Promise<boolean> {
+  /**
+   * Heals one partition; false if it was already healed (by hand or because an end went away). It stays listed
+   * until its rules are gone, so an empty list means no rule of a partition is left.
+   */
+  heal(id: string): Promise<boolean> {
+    const inFlight = this.healing.get(id);
+    if (inFlight) return inFlight.then(() => false);
     const partition = this.active.get(id);
-    if (!partition) return false;
-    this.active.delete(id);
-    await this.firewall.allowBetween(...partition.addresses);
-    return true;
+    if (!partition) return Promise.resolve(false);
+    const healed = this.firewall.allowBetween(...partition.addresses)
+      .then(() => {
+        this.active.delete(id);
+        return true;
+      })
+      .finally(() => this.healing.delete(id));
+    this.healing.set(id, healed);
+    return healed;
   }
 
   /** Heals every partition; resolves the number healed. */
