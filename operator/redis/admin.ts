@@ -10,6 +10,7 @@ import {
 import { RedisConnectionPool, type RedisConnectionPoolOptions } from './connection-pool';
 import { DEFAULT_REDIS_PORT, type RedisEndpoint } from './endpoint';
 import type { RedisObservation } from './observation';
+import { disconnectClients } from './client-commands';
 import { addPassword, removePassword } from './password-commands';
 import { probe } from './probe';
 import { switchover, type SwitchoverRequest, type SwitchoverResult } from './switchover';
@@ -20,7 +21,7 @@ import {
 } from './wait-for-replica-offset';
 
 /** What the reconciler needs from Redis; an interface so its unit suite runs against a fake. */
-export type RedisAdministration = Pick<RedisAdmin, 'probe' | 'makeReplicaOf' | 'promoteToPrimary' | 'configSet' | 'switchover' | 'addPassword' | 'removePassword'>;
+export type RedisAdministration = Pick<RedisAdmin, 'probe' | 'makeReplicaOf' | 'promoteToPrimary' | 'configSet' | 'switchover' | 'addPassword' | 'removePassword' | 'disconnectClients'>;
 
 /**
  * The Redis administration surface the controller uses, over one {@link RedisConnectionPool}.
@@ -56,6 +57,11 @@ export class RedisAdmin {
 
   configGet(endpoint: RedisEndpoint, names: readonly string[]): Promise<Record<string, string>> {
     return configGet(this.pool, endpoint, names);
+  }
+
+  /** Closes every application connection (a demoted primary's clients reconnect through the Service). */
+  disconnectClients(endpoint: RedisEndpoint): Promise<void> {
+    return disconnectClients(this.pool, endpoint);
   }
 
   /** Rotation phase one: `password` becomes valid beside the current ones, and the one presented to the primary. */

@@ -104,6 +104,10 @@ export async function executeTopologyActions(actions: readonly TopologyAction[],
           // REPLICAOF to the primary already followed is a no-op in Redis: only a dropped link reconnects.
           reconnectIfAlreadyFollowing: action.reason === 'link-down',
         });
+        if (action.reason === 'demote-stale-primary') {
+          throwIfLeadershipLost(context.signal, context.leaseCurrent);
+          await context.admin.disconnectClients(endpointOf(action.pod));
+        }
         break;
       case 'switchover': {
         const others = context.members.filter((member) => member.name !== action.from && member.name !== action.to && member.address && !member.terminating);

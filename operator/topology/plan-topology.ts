@@ -137,7 +137,10 @@ class TopologyPlanner {
       this.event('Normal', 'PrimaryRecorded', `${primary.name} replicates from ${followed.name}, which serves as primary: recorded ${followed.name}`);
       return this.steady(this.record, followed);
     }
-    if (primary.observation.position.kind === 'empty') {
+    const position = primary.observation.position;
+    // Empty in the recorded history (chosen while nothing was written, not promoted yet) is current; empty in a
+    // history of its own means it came back without its data.
+    if (position.kind === 'empty' && (recorded.replicationId === undefined || position.replicationId !== recorded.replicationId)) {
       return this.primaryNotServing(recorded, primary, 'restarted without its data (empty data set)');
     }
     if (primary.terminating) {
@@ -197,7 +200,9 @@ class TopologyPlanner {
       return this.result('Degraded', `primary ${name} ${problem}; not failing over: ${election.reason}`, name, memory);
     }
     const chosen = election.member;
-    this.record = { primary: chosen.name, epoch: recorded.epoch + 1 };
+    // The history stays recorded until the new primary's own replication ID is learned: a pass that finds the chosen
+    // member not promoted yet (this one stopped half way) still recognises it as current, even when it is empty.
+    this.record = { primary: chosen.name, epoch: recorded.epoch + 1, ...(recorded.replicationId ? { replicationId: recorded.replicationId } : {}) };
     if (primary?.labelledPrimary) this.actions.push({ kind: 'unlabelPrimary', pod: name });
     // I2: nobody may still replicate from the old primary once another member is writable.
     for (const member of this.serving()) {
@@ -214,7 +219,7 @@ class TopologyPlanner {
     if (election.kind === 'wait') {
       return this.result('Degraded', `primary ${primary.name} is Terminating; no switchover yet: ${election.reason}`, primary.name, {});
     }
-    this.record = { primary: election.member.name, epoch: recorded.epoch + 1 };
+    this.record = { primary: election.member.name, epoch: recorded.epoch + 1, ...(recorded.replicationId ? { replicationId: recorded.replicationId } : {}) };
     this.actions.push({ kind: 'switchover', from: primary.name, to: election.member.name, reason: `primary ${primary.name} is Terminating` });
     return this.result('Converging', `switching over from Terminating ${primary.name} to ${election.member.name}`, election.member.name, {});
   }

@@ -103,7 +103,7 @@ describe('planTopology: steady state', () => {
   it('switches over away from a Terminating primary that still serves, recording the target first', () => {
     const members = [terminating(primary(0, { labelled: true, offset: 500, replicas: [1, 2] })), replica(1, 0, { offset: 500 }), replica(2, 0, { offset: 500 })];
     const plan = planTopology(input(members, { record: RECORD }));
-    expect(plan.record).toEqual({ primary: 'cache-1', epoch: 5 });
+    expect(plan.record).toEqual({ primary: 'cache-1', epoch: 5, replicationId: 'history-a' });
     expect(steps(plan.actions)).toEqual([{ kind: 'switchover', from: 'cache-0', to: 'cache-1', reason: 'primary cache-0 is Terminating' }]);
   });
 });
@@ -123,8 +123,15 @@ describe('planTopology: the recorded primary restarts', () => {
     expect(steps(first.actions)).toEqual([]);
     expect(first.health).toBe('PrimarySuspect');
     const later = planTopology(input(members, { record: RECORD, minReplicasToWrite: 1, nowMilliseconds: 3100, memory: first.memory }));
-    expect(later.record).toEqual({ primary: 'cache-1', epoch: 5 });
+    expect(later.record).toEqual({ primary: 'cache-1', epoch: 5, replicationId: 'history-a' });
     expect(steps(later.actions)).toEqual([unlabel(0), detach(2), promote(1), label(1), follow(0, 1), follow(2, 1)]);
+  });
+
+  it('promotes a recorded member chosen while nothing was written, which the last pass did not promote yet', () => {
+    const emptyInHistory = { observation: { replicationId: 'history-a', position: { kind: 'empty' as const, replicationId: 'history-a' } } };
+    const members = [unreachable(0), emptyMember(1, emptyInHistory), emptyMember(2, emptyInHistory)];
+    const plan = planTopology(input(members, { record: { primary: 'cache-1', epoch: 5, replicationId: 'history-a' } }));
+    expect(steps(plan.actions)).toEqual([promote(1), label(1), follow(2, 1)]);
   });
 
   it('records the live primary a recorded-but-unpromoted target follows (an unfinished switchover)', () => {
@@ -167,13 +174,13 @@ describe('planTopology: failover', () => {
 
   it('records epoch + 1, unlabels, detaches every other replica, then promotes the most advanced and repoints', () => {
     const plan = afterDetection(primaryDown([480, 500]));
-    expect(plan.record).toEqual({ primary: 'cache-2', epoch: 5 });
+    expect(plan.record).toEqual({ primary: 'cache-2', epoch: 5, replicationId: 'history-a' });
     expect(steps(plan.actions)).toEqual([unlabel(0), detach(1), promote(2), label(2), follow(1, 2)]);
     expect(events(plan.actions)).toContain('PrimaryFailedOver');
   });
 
   it('breaks an offset tie by the lowest ordinal', () => {
-    expect(afterDetection(primaryDown([500, 500])).record).toEqual({ primary: 'cache-1', epoch: 5 });
+    expect(afterDetection(primaryDown([500, 500])).record).toEqual({ primary: 'cache-1', epoch: 5, replicationId: 'history-a' });
   });
 
   it('does not fail over when automatic failover is off, even once the pod object is gone', () => {
@@ -207,7 +214,7 @@ describe('planTopology: I1, only a provably current member is promoted', () => {
   it('never promotes a member of another replication history', () => {
     const stale = orphanedReplica(1, 0, { offset: 900, observation: { replicationId: 'history-old' } });
     const plan = afterDetection([unreachable(0, { labelled: true }), stale, orphanedReplica(2, 0, { offset: 500 })]);
-    expect(plan.record).toEqual({ primary: 'cache-2', epoch: 5 });
+    expect(plan.record).toEqual({ primary: 'cache-2', epoch: 5, replicationId: 'history-a' });
   });
 
   it('accepts the history before a promotion (master_replid2) as the recorded one', () => {
@@ -216,13 +223,13 @@ describe('planTopology: I1, only a provably current member is promoted', () => {
       observation: { replicationId: 'history-b', position: { kind: 'known', replicationId: 'history-b', offset: 700, secondaryReplicationId: 'history-a', secondaryOffset: 600 } },
     });
     const plan = afterDetection([unreachable(0, { labelled: true }), promotedAlone, orphanedReplica(2, 0, { offset: 500 })]);
-    expect(plan.record).toEqual({ primary: 'cache-1', epoch: 5 });
+    expect(plan.record).toEqual({ primary: 'cache-1', epoch: 5, replicationId: 'history-a' });
   });
 
   it('promotes a replica that synced from an empty primary (same history, offset 0): nothing was ever written', () => {
     const synced = emptyMember(1, { observation: { replicationId: 'history-a', position: { kind: 'empty', replicationId: 'history-a' } } });
     const plan = afterDetection([unreachable(0, { labelled: true }), synced, emptyMember(2, { observation: { replicationId: 'history-a', position: { kind: 'empty', replicationId: 'history-a' } } })]);
-    expect(plan.record).toEqual({ primary: 'cache-1', epoch: 5 });
+    expect(plan.record).toEqual({ primary: 'cache-1', epoch: 5, replicationId: 'history-a' });
   });
 
   it('never promotes a replica that came back on an empty volume over waiting for the primary (the 2-pod case)', () => {
@@ -232,7 +239,7 @@ describe('planTopology: I1, only a provably current member is promoted', () => {
   });
 
   it('counts an empty member as holding nothing, not as unknown', () => {
-    expect(afterDetection([unreachable(0, { labelled: true }), emptyMember(1), orphanedReplica(2, 0, { offset: 500 })]).record).toEqual({ primary: 'cache-2', epoch: 5 });
+    expect(afterDetection([unreachable(0, { labelled: true }), emptyMember(1), orphanedReplica(2, 0, { offset: 500 })]).record).toEqual({ primary: 'cache-2', epoch: 5, replicationId: 'history-a' });
   });
 
   it('never promotes a pod being scaled away, and waits when only it holds the most writes', () => {
@@ -244,12 +251,12 @@ describe('planTopology: I1, only a provably current member is promoted', () => {
 
   it('never promotes a Terminating pod', () => {
     const members = [unreachable(0, { labelled: true }), orphanedReplica(1, 0, { offset: 500 }), terminating(orphanedReplica(2, 0, { offset: 500 }))];
-    expect(afterDetection(members).record).toEqual({ primary: 'cache-1', epoch: 5 });
+    expect(afterDetection(members).record).toEqual({ primary: 'cache-1', epoch: 5, replicationId: 'history-a' });
   });
 
   it('lets a human force the choice with the annotation, and says so in an Event', () => {
     const plan = afterDetection([unreachable(0, { labelled: true }), unreachable(1), orphanedReplica(2, 0, { offset: 100 })], { forcedPrimary: 'cache-2' });
-    expect(plan.record).toEqual({ primary: 'cache-2', epoch: 5 });
+    expect(plan.record).toEqual({ primary: 'cache-2', epoch: 5, replicationId: 'history-a' });
     expect(events(plan.actions)).toEqual(expect.arrayContaining(['ForcedPrimary', 'PrimaryFailedOver']));
   });
 });

@@ -112,6 +112,11 @@ export class FakeRedis implements RedisAdministration {
     this.authenticated(endpoint).passwords.delete(password);
   }
 
+  async disconnectClients(endpoint: RedisEndpoint): Promise<void> {
+    this.command('CLIENT KILL', endpoint);
+    this.authenticated(endpoint);
+  }
+
   /** The whole switchover as one recorded command; it honours the signal the way the real one does. */
   async switchover(request: SwitchoverRequest): Promise<SwitchoverResult> {
     const call = this.command('SWITCHOVER', request.primary, { target: endpointAddress(request.target), otherReplicas: (request.otherReplicas ?? []).map(endpointAddress) }, request.signal);
