@@ -157,7 +157,7 @@ async function main(): Promise<void> {
     `Result: ${totals.injectedCount} faults injected, ${totals.acknowledged} acknowledged writes, ${totals.lost} lost ` +
       `(${totals.lostWaitAcknowledged} acknowledged with WAIT 1, ${totals.lostMinReplicasAcknowledged} acknowledged only by min-replicas-to-write), ` +
       `at most ${totals.maxWritablePrimaries} writable primaries, longest window without one ${totals.longestNoWritablePrimaryMilliseconds} ms; ` +
-      `${totals.failedSchedules} of ${results.length} schedules failed.`,
+      `${totals.failedSchedules} of ${results.length} schedules failed; ${totals.heldForHumanSchedules} waited for a human decision (no read-back).`,
   ];
   console.log(out.join('\n'));
   if (totals.failedSchedules > 0 || results.length < options.schedules) process.exitCode = 1;

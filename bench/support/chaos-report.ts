@@ -15,6 +15,8 @@ export interface ChaosTotals {
   readonly longestNoWritablePrimaryMilliseconds: number;
   /** Schedules with a problem (loss, two writable primaries, no recovery, bench error). */
   readonly failedSchedules: number;
+  /** Schedules left waiting for a human decision, as I1 requires (no read-back possible). */
+  readonly heldForHumanSchedules: number;
 }
 
 export function totalsOf(results: readonly ScheduleResult[]): ChaosTotals {
@@ -33,6 +35,7 @@ export function totalsOf(results: readonly ScheduleResult[]): ChaosTotals {
     maxWritablePrimaries: Math.max(0, ...results.map((result) => result.roles?.maxWritablePrimaries ?? 0)),
     longestNoWritablePrimaryMilliseconds: Math.max(0, ...results.map((result) => result.roles?.longestNoWritablePrimaryMilliseconds ?? 0)),
     failedSchedules: results.filter((result) => result.problems.length > 0).length,
+    heldForHumanSchedules: results.filter((result) => result.heldForHuman !== undefined).length,
   };
 }
 
@@ -90,6 +93,9 @@ export function formatChaosReport(results: readonly ScheduleResult[], kindOrder:
       lines.push(`schedule ${result.index} writers (acknowledged/lost/unacknowledged/failed): ${writers.join(', ')}`);
     }
     for (const skipped of result.skipped) lines.push(`schedule ${result.index} skipped ${skipped.kind}: ${skipped.reason}`);
+  }
+  for (const result of results.filter((candidate) => candidate.heldForHuman !== undefined)) {
+    lines.push(`schedule ${result.index}: no automatic recovery, the controller waits for a human decision (I1): ${result.heldForHuman}`);
   }
   for (const result of results.filter((candidate) => candidate.problems.length > 0)) {
     lines.push('');

@@ -46,6 +46,12 @@ export interface ScheduleResult {
   readonly roles: RoleSummary | undefined;
   /** Broken limits (lost writes, two writable primaries), failure to recover, or an error of the bench itself. */
   readonly problems: readonly string[];
+  /**
+   * The cluster did not recover because the controller waits, as invariant I1 requires, for a member whose position
+   * it cannot know (e.g. every replica restarted from AOF after the primary lost its volume): a human must choose
+   * (the force-primary annotation). Availability lost, not safety: reported apart from `problems`.
+   */
+  readonly heldForHuman: string | undefined;
   readonly controllerLogFile: string | undefined;
 }
 
@@ -59,6 +65,7 @@ export async function runSchedule(options: ScheduleRunOptions): Promise<Schedule
   const injected: Record<string, number> = {};
   const skipped: SkippedFault[] = [];
   const problems: string[] = [];
+  let heldForHuman: string | undefined;
   let cluster: ChaosCluster | undefined;
   let writers: HistoryWriter[] = [];
   let sampler: RoleSampler | undefined;
@@ -116,7 +123,9 @@ export async function runSchedule(options: ScheduleRunOptions): Promise<Schedule
     try {
       healthy = await created.waitHealthy(options.recoveryTimeoutMilliseconds);
     } catch (error) {
-      problems.push(`did not recover within ${options.recoveryTimeoutMilliseconds / 1000} s, so no read-back: ${(error as Error).message.split('\n')[0]}`);
+      const reason = (error as Error).message.split('\n')[0]!;
+      if (reason.includes('not failing over: waiting for')) heldForHuman = reason.slice(reason.indexOf('not failing over:'));
+      else problems.push(`did not recover within ${options.recoveryTimeoutMilliseconds / 1000} s, so no read-back: ${reason}`);
       await sampler.stop();
       const roles = sampler.summary();
       if (roles.maxWritablePrimaries > 1) problems.push(`- ${roles.maxWritablePrimaries} writable primaries at once: ${roles.maxWritablePrimariesWindow?.members.join(', ')}`);
@@ -149,6 +158,7 @@ export async function runSchedule(options: ScheduleRunOptions): Promise<Schedule
     history,
     roles: sampler?.summary(),
     problems,
+    heldForHuman,
     controllerLogFile: cluster?.controllerLogFile,
   };
 }

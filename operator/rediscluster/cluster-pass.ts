@@ -76,7 +76,8 @@ export class ClusterPass {
       if (!(error instanceof PasswordUnavailableError)) throw error;
       await this.event('Warning', 'PasswordUnavailable', error.message);
       await this.writeStatus(desired, { plan: undefined, primaryServing: false, blockingProblem: { reason: 'PasswordUnavailable', message: error.message }, rolloutComplete: false });
-      return { requeueAfterMs: 30_000 };
+      // Secrets are not watched (least privilege), so a Secret created later is found by looking again.
+      return { requeueAfterMs: 5000 };
     }
     // Ensure the children.
     await this.applyChildren(desired);
@@ -155,8 +156,7 @@ export class ClusterPass {
 
   private ensurePassword(desired: DesiredState): Promise<string> {
     this.guard();
-    const cachedSecret = this.options.caches.secrets.store.get({ namespace: this.namespace, name: desired.passwordSecretName });
-    return ensurePassword(this.options.client, this.cluster, desired, cachedSecret);
+    return ensurePassword(this.options.client, this.cluster, desired, this.signal);
   }
 
   /** The children are independent objects: apply the ones that differ from the cache, together. */

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { isConflict, type ObjectReader, type ObjectWriter } from '../runtime';
+import { isConflict, isNotFound, type ObjectReader, type ObjectWriter } from '../runtime';
 import { selectorLabels } from '../../src/naming';
 import { REDIS_CLUSTER_API_VERSION, REDIS_CLUSTER_KIND } from '../../src/api';
 import type { RedisClusterObject, SecretObject } from './cluster-object';
@@ -14,17 +14,24 @@ export class PasswordUnavailableError extends Error {
 }
 
 /**
- * Returns the cluster's password. When the spec names no Secret, creates `<name>-auth` with a random password —
- * with POST, never apply, so an existing Secret (restored from a backup, or created by hand) is never overwritten.
+ * Returns the cluster's password, reading its Secret by name from the apiserver (least privilege: the controller may
+ * `get` and `create` Secrets, never list or watch them, so it cannot enumerate the cluster's Secrets). When the spec
+ * names no Secret, creates `<name>-auth` with a random password — with POST, never apply, so an existing Secret
+ * (restored from a backup, or created by hand) is never overwritten.
  */
 export async function ensurePassword(
   client: Pick<ObjectReader, 'get'> & Pick<ObjectWriter, 'create'>,
   cluster: RedisClusterObject,
   desired: DesiredState,
-  cachedSecret: SecretObject | undefined,
+  signal?: AbortSignal,
 ): Promise<string> {
   const key = desired.spec.auth.passwordSecretKey;
-  let secret = cachedSecret;
+  let secret: SecretObject | undefined;
+  try {
+    secret = await client.get<SecretObject>({ apiVersion: 'v1', kind: 'Secret', namespace: cluster.metadata.namespace, name: desired.passwordSecretName }, { signal });
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
   if (!secret && desired.generatesPasswordSecret) {
     const generated: SecretObject = {
       apiVersion: 'v1',

@@ -18,7 +18,7 @@ import { resolveSpec } from '../../src/api';
 import { FINALIZER, selectorLabels } from '../../src/naming';
 import { RedisOperationAbortedError, type RedisAdministration } from '../redis';
 import type { TopologyMemory } from '../topology';
-import { REDIS_CLUSTER_GVK, type PodObject, type RedisClusterObject, type SecretObject } from './cluster-object';
+import { REDIS_CLUSTER_GVK, type PodObject, type RedisClusterObject } from './cluster-object';
 import { ClusterPass } from './cluster-pass';
 import { LiveConfigTracker } from './live-config';
 import type { PrimaryWatchdog } from './primary-watchdog';
@@ -34,7 +34,6 @@ export interface CacheReader<T extends KubernetesObject> {
 export interface ClusterCaches {
   readonly clusters: CacheReader<RedisClusterObject>;
   readonly pods: CacheReader<PodObject>;
-  readonly secrets: CacheReader<SecretObject>;
   /** Owned kinds by `apiVersion/kind`, to skip applies that would change nothing. */
   readonly owned: ReadonlyMap<string, CacheReader<KubernetesObject>>;
 }

@@ -1,9 +1,8 @@
 import type { Manager, KubernetesObject } from '../runtime';
 import { MANAGED_BY } from '../../src/naming';
 import { RedisAdmin } from '../redis';
-import { REDIS_CLUSTER_GVK, type PodObject, type RedisClusterObject, type SecretObject } from './cluster-object';
+import { REDIS_CLUSTER_GVK, type PodObject, type RedisClusterObject } from './cluster-object';
 import { PrimaryWatchdog } from './primary-watchdog';
-import { clustersUsingSecret } from './secret-mapping';
 import { RedisClusterReconciler } from './reconciler';
 
 /** Kinds the controller applies; their events enqueue the owning RedisCluster. */
@@ -26,8 +25,8 @@ export interface RedisClusterControllerOptions {
 
 /**
  * Registers the RedisCluster controller with a manager: watches RedisClusters, owns StatefulSets, Services,
- * ConfigMaps, PodDisruptionBudgets and Secrets, and maps pod events to their cluster. Caches are narrowed by the
- * managed-by label so the controller does not hold every pod and Secret of the cluster in memory.
+ * ConfigMaps and PodDisruptionBudgets, and maps pod events to their cluster. Caches are narrowed by the managed-by
+ * label so the controller does not hold every pod of the cluster in memory; Secrets are read by name only.
  */
 export function setupRedisClusterController(manager: Manager, options: RedisClusterControllerOptions): { stop: () => Promise<void> } {
   const admin = new RedisAdmin();
@@ -37,20 +36,17 @@ export function setupRedisClusterController(manager: Manager, options: RedisClus
   );
   const clusters = manager.getInformer<RedisClusterObject>(REDIS_CLUSTER_GVK);
   const pods = manager.getInformer<PodObject>({ apiVersion: 'v1', kind: 'Pod', labelSelector: MANAGED_SELECTOR });
-  // User-named password Secrets carry no label of ours, so Secrets are watched without a selector.
-  const secrets = manager.getInformer<SecretObject>({ apiVersion: 'v1', kind: 'Secret' });
+  // Secrets are neither listed nor watched (least privilege): each reconcile reads the cluster's password Secret by
+  // name, so a rotated password is noticed at the next reconcile (at most the 30 s health check later).
 
   let enqueue: (key: { namespace: string; name: string }) => void = () => undefined;
   const logger = manager.logger.child({ component: 'primary-watchdog' });
   const watchdog = new PrimaryWatchdog(admin, (key) => enqueue(key), options.primaryProbeIntervalMs ?? 500, (message, error) => logger.warn({ err: error }, message));
-  const reconciler = new RedisClusterReconciler({ client: manager.client, admin, recorder, caches: { clusters, pods, secrets, owned }, watchdog, leaseCurrent: () => manager.leaseCurrent() });
+  const reconciler = new RedisClusterReconciler({ client: manager.client, admin, recorder, caches: { clusters, pods, owned }, watchdog, leaseCurrent: () => manager.leaseCurrent() });
 
   let builder = manager.controller('rediscluster').for(REDIS_CLUSTER_GVK);
   for (const kind of OWNED_KINDS) builder = builder.owns({ ...kind, labelSelector: MANAGED_SELECTOR });
   const controller = builder
-    // A Secret matters to the cluster that owns it (the generated password) and to every cluster naming it in
-    // spec.auth, so creating a missing password Secret is picked up at once instead of at the next retry.
-    .watches<SecretObject>({ apiVersion: 'v1', kind: 'Secret' }, (secret) => clustersUsingSecret(clusters.store.list(), secret))
     .watches<PodObject>({ apiVersion: 'v1', kind: 'Pod', labelSelector: MANAGED_SELECTOR }, (pod) => {
       const cluster = pod.metadata.labels?.['app.kubernetes.io/instance'];
       return cluster && pod.metadata.namespace ? [{ namespace: pod.metadata.namespace, name: cluster }] : [];

@@ -28,7 +28,9 @@ export const WATCHED_NAMESPACE_RULES: readonly PermissionRule[] = [
   { apiGroups: ['apps'], resources: ['statefulsets'], verbs: APPLY },
   { apiGroups: [''], resources: ['services', 'configmaps'], verbs: APPLY },
   { apiGroups: ['policy'], resources: ['poddisruptionbudgets'], verbs: APPLY },
-  { apiGroups: [''], resources: ['secrets'], verbs: [...READ, 'create'] },
+  // By name only: the controller reads the password Secret a cluster names and creates the one it generates, but can
+  // neither list nor watch Secrets, so it cannot enumerate the cluster's Secrets.
+  { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'create'] },
   { apiGroups: [''], resources: ['pods'], verbs: [...READ, 'patch', 'delete'] },
   { apiGroups: [''], resources: ['persistentvolumeclaims'], verbs: ['list', 'delete'] },
   { apiGroups: ['events.k8s.io'], resources: ['events'], verbs: ['create', 'patch'] },

@@ -31,7 +31,8 @@ describe('OperatorBundle', () => {
     const verbs = (resource: string) => clusterRole.rules.find((rule: Manifest) => rule.resources.includes(resource))?.verbs;
     expect(verbs('redisclusters')).toEqual(['get', 'list', 'watch', 'patch']);
     expect(verbs('redisclusters/status')).toEqual(['patch']);
-    expect(verbs('secrets')).toEqual(['get', 'list', 'watch', 'create']);
+    // Secrets by name only: no list or watch, so the controller cannot enumerate the cluster's Secrets.
+    expect(verbs('secrets')).toEqual(['get', 'create']);
     expect(verbs('statefulsets')).toEqual(['get', 'list', 'watch', 'create', 'patch']);
     expect(verbs('pods')).toEqual(['get', 'list', 'watch', 'patch', 'delete']);
     expect(verbs('leases')).toBeUndefined();

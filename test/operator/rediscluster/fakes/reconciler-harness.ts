@@ -1,6 +1,6 @@
 import pino from 'pino';
 import type { GroupVersionKind, KubernetesObject, ReconcileResult } from '../../../../operator/runtime';
-import { REDIS_CLUSTER_GVK, type PodObject, type RedisClusterObject, type SecretObject } from '../../../../operator/rediscluster/cluster-object';
+import { REDIS_CLUSTER_GVK, type PodObject, type RedisClusterObject } from '../../../../operator/rediscluster/cluster-object';
 import { desiredState } from '../../../../operator/rediscluster/desired-state';
 import { RedisClusterReconciler, type CacheReader, type ClusterCaches } from '../../../../operator/rediscluster/reconciler';
 import { CallJournal, type JournalEntry } from './call-journal';
@@ -40,7 +40,6 @@ export class ReconcilerHarness {
     const caches: ClusterCaches = {
       clusters: this.kube.cache<RedisClusterObject>(REDIS_CLUSTER_GVK),
       pods: this.kube.cache<PodObject>({ apiVersion: 'v1', kind: 'Pod' }),
-      secrets: this.kube.cache<SecretObject>({ apiVersion: 'v1', kind: 'Secret' }),
       owned: new Map<string, CacheReader<KubernetesObject>>(ownedKinds().map((kind) => [`${kind.apiVersion}/${kind.kind}`, this.kube.cache(kind)])),
     };
     this.reconciler = new RedisClusterReconciler({
