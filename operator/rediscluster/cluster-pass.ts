@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import type { EventRecorder, KubernetesObject, ObjectKey, ReconcileContext, ReconcileResult } from '../runtime';
 import { FORCE_PRIMARY_ANNOTATION, REDIS_PORT, ROLE_LABEL, selectorLabels } from '../../src/naming';
-import type { RedisAdministration } from '../redis';
 import { planTopology, type ClusterMember, type PrimaryRecord, type TopologyPlan } from '../topology';
 import { REDIS_CLUSTER_GVK, isPodReady, ordinalOf, type PodObject, type RedisClusterObject, type StatefulSetObject } from './cluster-object';
 import { computeStatus, statusUnchanged, type StatusInput } from './cluster-status';
@@ -11,11 +10,10 @@ import { LiveConfigTracker } from './live-config';
 import { observeMembers } from './observe-members';
 import { ensurePassword, PasswordUnavailableError } from './password-secret';
 import { rotatePassword, rotationUnderWay } from './password-rotation';
-import type { ClusterCaches, ClusterMemory, ReconcilerClient } from './reconciler';
+import type { ClusterMemory, RedisClusterReconcilerOptions } from './reconciler';
 import { planRollout } from './rollout-plan';
 import { isSubsetOf } from './subset-equal';
 import { executeTopologyActions, labelPodFresh, replicaLabelChanges } from './topology-executor';
-import type { PrimaryWatchdog } from './primary-watchdog';
 import { writablePrimary } from './writable-primary';
 
 const REVISION_LABEL = 'controller-revision-hash';
@@ -23,12 +21,8 @@ const HEALTHY_RECHECK_MILLISECONDS = 30_000;
 const SWITCHOVER_RETRY_FIRST_MILLISECONDS = 10_000;
 const SWITCHOVER_RETRY_MAX_MILLISECONDS = 300_000;
 
-export interface ClusterPassOptions {
-  readonly client: ReconcilerClient;
-  readonly admin: RedisAdministration;
-  readonly recorder: Pick<EventRecorder, 'event'>;
-  readonly caches: ClusterCaches;
-  readonly watchdog: Pick<PrimaryWatchdog, 'watch' | 'forget'>;
+/** The reconciler's collaborators, with its clocks resolved, and what this one pass is about. */
+export interface ClusterPassOptions extends Omit<RedisClusterReconcilerOptions, 'now' | 'monotonicNow'> {
   readonly cluster: RedisClusterObject;
   readonly key: ObjectKey;
   readonly context: ReconcileContext;
@@ -36,8 +30,6 @@ export interface ClusterPassOptions {
   readonly liveConfig: LiveConfigTracker;
   readonly now: () => number;
   readonly monotonicNow: () => number;
-  /** The manager's synchronous lease check (I6). @default - the signal alone */
-  readonly leaseCurrent?: () => boolean;
 }
 
 type Progress = { readonly reason: string; readonly message: string };
@@ -97,17 +89,7 @@ export class ClusterPass {
     // after a whole new detection period.
     if (plan.record) await this.writeRecord(plan.record);
     this.options.memory.topology = plan.memory;
-    const execution = await executeTopologyActions(plan.actions, {
-      client: this.options.client,
-      admin: this.options.admin,
-      recorder: this.options.recorder as EventRecorder,
-      cluster: this.cluster,
-      members,
-      password,
-      podResourceVersions: this.podResourceVersions,
-      signal: this.signal,
-      leaseCurrent: this.options.leaseCurrent,
-    });
+    const execution = await this.execute(plan.actions, members, password);
     if (execution.switchoverAborted !== undefined) await this.switchoverAborted(plan, execution.switchoverAborted);
     if (plan.record && this.forcedPrimary() === plan.record.primary) await this.clearForcePrimary();
     await this.labelReplicas(members, plan.primary);
@@ -131,6 +113,21 @@ export class ClusterPass {
     });
     this.options.watchdog.watch(this.options.key, primaryMember?.address ? { host: primaryMember.address, port: REDIS_PORT, password } : undefined);
     return { requeueAfterMs: this.nextCheckMilliseconds(plan, progress.step !== undefined || scaling !== undefined) };
+  }
+
+  /** Carries planned actions out, fenced by the lease and with the label preconditions of this pass. */
+  private execute(actions: TopologyPlan['actions'], members: readonly ClusterMember[], password: string) {
+    return executeTopologyActions(actions, {
+      client: this.options.client,
+      admin: this.options.admin,
+      recorder: this.options.recorder as EventRecorder,
+      cluster: this.cluster,
+      members,
+      password,
+      podResourceVersions: this.podResourceVersions,
+      signal: this.signal,
+      leaseCurrent: this.options.leaseCurrent,
+    });
   }
 
   /** I6: before every Redis command and API write. */
@@ -339,17 +336,7 @@ export class ClusterPass {
     };
     await this.event('Normal', 'SwitchoverStarted', `${reason}: ${primary.name} → ${target}`, 'Switchover');
     await this.writeRecord(switchoverPlan.record!);
-    const execution = await executeTopologyActions(switchoverPlan.actions, {
-      client: this.options.client,
-      admin: this.options.admin,
-      recorder: this.options.recorder as EventRecorder,
-      cluster: this.cluster,
-      members,
-      password,
-      podResourceVersions: this.podResourceVersions,
-      signal: this.signal,
-      leaseCurrent: this.options.leaseCurrent,
-    });
+    const execution = await this.execute(switchoverPlan.actions, members, password);
     if (execution.switchoverAborted !== undefined) {
       await this.switchoverAborted(switchoverPlan, execution.switchoverAborted);
       return;
