@@ -1,7 +1,7 @@
 import { E2E_TEST_TIMEOUT_MILLISECONDS, chaos, k8s, loadKubeConfig, useTestNamespace, waitFor } from './support';
 import { useOperator } from './controller-support/operator-process';
-import { RedisClusterApi, condition, redisClient } from './controller-support/redis-cluster-api';
-import { AcknowledgedWriter, verifyAcknowledgedKeys } from '../support/acknowledged-writer';
+import { RedisClusterApi, condition } from './controller-support/redis-cluster-api';
+import { recordClusterHistory } from './controller-support/cluster-history';
 
 jest.setTimeout(5 * E2E_TEST_TIMEOUT_MILLISECONDS);
 
@@ -104,10 +104,9 @@ describe('planned changes to a RedisCluster', () => {
     await readyCluster(name, 2);
     const before = await clusters.waitReady(name, 'Ready before the upgrade');
     const password = await clusters.password(name);
-    const writerClient = await redisClient(await clusters.serviceAddress(name), password);
-    const writer = AcknowledgedWriter.start({ client: writerClient, keyPrefix: 'upgrade', replicas: 1, waitTimeoutMilliseconds: 500 });
+    const history = await recordClusterHistory(clusters, name, () => password);
     try {
-      await waitFor(() => writer.acknowledged.length >= 20, { description: '20 acknowledged writes before the upgrade' });
+      await history.moreAcknowledged(20, '20 acknowledged writes before the upgrade');
       const generation = await clusters.patchSpec(name, { version: '7.4' });
       const after = await waitFor(async () => {
         const status = await clusters.status(name);
@@ -116,18 +115,12 @@ describe('planned changes to a RedisCluster', () => {
         return upgraded && status.currentVersion === '7.4' && (status.observedGeneration ?? 0) >= generation && condition(status, 'Ready')?.status === 'True' ? status : undefined;
       }, { description: `every pod on redis:7.4 and Ready (operator log:\n${operatorHandle.process.tail()})`, timeoutMs: 180_000, intervalMs: 500 });
       expect(after.primary).not.toBe(before.primary);
-      await writer.stop();
-      const reader = await clusters.connectToPod(name, after.primary!);
-      try {
-        expect((await verifyAcknowledgedKeys(reader, writer.acknowledged)).map((write) => write.key)).toEqual([]);
-      } finally {
-        reader.disconnect();
-      }
+      await history.moreAcknowledged(10, 'writes after the upgrade');
+      await history.verify('rolling upgrade with a switchover');
       const reasons = await eventReasons(name);
       expect(reasons).toEqual(expect.arrayContaining(['RestartingPod', 'SwitchoverCompleted']));
     } finally {
-      await writer.stop();
-      writerClient.disconnect();
+      await Promise.all(history.writers.map((writer) => writer.stop()));
     }
     await deleteCluster(name);
   });
