@@ -1,4 +1,5 @@
-import { isConflict, type EventRecorder, type ObjectReader, type ObjectWriter } from '../runtime';
+import { isConflict } from '../runtime/errors';
+import type { EventRecorder, ObjectReader, ObjectWriter } from '../runtime';
 import { ROLE_LABEL, ROLE_PRIMARY, ROLE_REPLICA, REDIS_PORT } from '../../src/naming';
 import { FENCED_PRIMARY_HOST, FENCED_PRIMARY_PORT } from '../../src/workload/redis-conf';
 import type { RedisAdministration } from '../redis';
