@@ -8,6 +8,10 @@ const moduleNameMapper = { '^redkite$': '<rootDir>/src/index.ts' };
 
 /** @type {import('jest').Config} */
 module.exports = {
+  // The e2e suites drive ioredis clients against pods that are killed, frozen and partitioned; a client whose server
+  // vanished mid-test can keep a reconnect timer alive after its test ended. The global teardown stops every process
+  // the suite started, so ending the run there is safe, and CI must never hang on a stray timer.
+  forceExit: true,
   projects: [
     {
       displayName: 'unit',

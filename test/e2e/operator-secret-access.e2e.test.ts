@@ -1,4 +1,4 @@
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { k8s, loadKubeConfig, useTestNamespace } from './support';
 import { operatorKubeconfig } from './controller-support/operator-process';
 import { installCrd, installOperatorRelease } from './controller-support/release';
@@ -20,7 +20,7 @@ describe('least privilege for Secrets (the release RBAC, as the operator Service
   beforeAll(async () => {
     await installCrd(config);
     await installOperatorRelease(config);
-    operator = new KubeConfig();
+    operator = new k8s.KubeConfig();
     operator.loadFromFile(await operatorKubeconfig(config));
   });
 
