@@ -8,6 +8,22 @@ import { FINALIZER } from '../../../src/naming';
 import { ReconcilerHarness } from './fakes/reconciler-harness';
 import { clusterReadyToFailOver, promotions, recordsWritten } from './fakes/scenarios';
 
+/**
+ * No member is provably current (the primary stopped answering, cache-2 restarted from AOF), then a human names
+ * cache-1 with the force-primary annotation and the controller reconciles once more.
+ */
+async function forcedFailover() {
+  const harness = new ReconcilerHarness();
+  const cluster = harness.addCluster();
+  await harness.reconcile(cluster);
+  cluster.stopAnswering(0);
+  harness.redis.restart(cluster.address(2), 'aof');
+  await harness.reconcileRepeatedly(cluster, 5, 1000);
+  cluster.annotate('redis.redkite.io/force-primary', 'cache-1');
+  await harness.reconcile(cluster);
+  return { harness, cluster };
+}
+
 describe('RedisClusterReconciler over a cluster lifetime', () => {
   it('elects ordinal 0 of a new cluster once every pod serves, recording epoch 1 before promoting it', async () => {
     const harness = new ReconcilerHarness();
@@ -59,15 +75,7 @@ describe('RedisClusterReconciler over a cluster lifetime', () => {
   });
 
   it('promotes the pod a human names with the force-primary annotation when no member is provably current, once', async () => {
-    const harness = new ReconcilerHarness();
-    const cluster = harness.addCluster();
-    await harness.reconcile(cluster);
-    cluster.stopAnswering(0);
-    harness.redis.restart(cluster.address(2), 'aof');
-    await harness.reconcileRepeatedly(cluster, 5, 1000);
-    cluster.annotate('redis.redkite.io/force-primary', 'cache-1');
-
-    await harness.reconcile(cluster);
+    const { harness, cluster } = await forcedFailover();
 
     expect(promotions(harness.journal.entries)).toEqual([`${cluster.address(1)}:6379`]);
     expect(harness.journal.events().map((event) => event.reason)).toContain('ForcedPrimary');
@@ -75,15 +83,7 @@ describe('RedisClusterReconciler over a cluster lifetime', () => {
   });
 
   it('records the failover time in status on the pass of a forced failover', async () => {
-    const harness = new ReconcilerHarness();
-    const cluster = harness.addCluster();
-    await harness.reconcile(cluster);
-    cluster.stopAnswering(0);
-    harness.redis.restart(cluster.address(2), 'aof');
-    await harness.reconcileRepeatedly(cluster, 5, 1000);
-    cluster.annotate('redis.redkite.io/force-primary', 'cache-1');
-
-    await harness.reconcile(cluster);
+    const { harness, cluster } = await forcedFailover();
 
     expect(cluster.status().lastFailoverTime).toBe(new Date(harness.clocks.now()).toISOString());
   });
